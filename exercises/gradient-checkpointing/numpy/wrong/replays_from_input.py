@@ -1,0 +1,20 @@
+"""Recompute always replays the network from the input instead of the nearest checkpoint."""
+
+import numpy as np
+
+
+def checkpoint_forward(layers, x, checkpoint_indices):
+    saved = {-1: x.copy()}
+    h = x
+    for i, layer in enumerate(layers):
+        h = layer(h)
+        if i in checkpoint_indices:
+            saved[i] = h.copy()
+    return h, saved
+
+
+def checkpoint_recompute(layers, saved_activations, checkpoint_indices, layer_idx):
+    h = saved_activations[-1]
+    for layer in layers[: layer_idx + 1]:
+        h = layer(h)
+    return h

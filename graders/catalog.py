@@ -1,0 +1,227 @@
+"""Exercise packages: loading, validation and content hashing.
+
+A package is a folder ``exercises/<slug>/``::
+
+    exercise.toml        title, section, difficulty, summary, [tracks.*], optional [limits]
+    statement.md         the statement (names every entry point)
+    hints/1.md, 2.md...  hints, revealed in order
+    <track>/starter.py   what the learner starts from
+    <track>/solution.py  the reference solution
+    <track>/tests.py     the test cases (see graders.testing)
+    <track>/wrong/*.py   known-wrong solutions, each opening with a one-line docstring
+
+Loading rejects a malformed package with :class:`CatalogError` naming the file and field.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from graders.errors import CatalogError, UnknownExercise
+
+TRACKS = ("numpy", "torch")
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class Limits(BaseModel):
+    """Per-exercise limits; unset fields take the service defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cpu_seconds: float | None = Field(None, gt=0, le=60)
+    wall_seconds: float | None = Field(None, gt=0, le=120)
+    memory_mb: int | None = Field(None, ge=64, le=8192)
+
+
+class TrackMeta(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    entry_points: list[str] = Field(min_length=1)
+
+
+class ExerciseMeta(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(min_length=1, max_length=120)
+    section: str = Field(min_length=1, max_length=80)
+    difficulty: Literal["easy", "medium", "hard"]
+    summary: str = Field(min_length=1, max_length=300)
+    tracks: dict[str, TrackMeta] = Field(min_length=1)
+    limits: Limits = Limits()
+
+
+@dataclass(frozen=True)
+class WrongSolution:
+    path: Path
+    bug: str  # the first line of its docstring
+    code: str
+
+
+@dataclass(frozen=True)
+class Track:
+    name: str
+    entry_points: tuple[str, ...]
+    starter: str
+    solution: str
+    tests: str
+    wrong: tuple[WrongSolution, ...]
+    folder: Path
+
+
+@dataclass(frozen=True)
+class Exercise:
+    slug: str
+    folder: Path
+    meta: ExerciseMeta
+    statement: str
+    hints: tuple[str, ...]
+    tracks: dict[str, Track]
+    version: str  # hash of every file of the package
+
+    def track(self, name: str) -> Track:
+        try:
+            return self.tracks[name]
+        except KeyError:
+            raise UnknownExercise(
+                f"exercise {self.slug!r} has no track {name!r} (tracks: {', '.join(self.tracks)})"
+            ) from None
+
+
+@dataclass
+class Catalog:
+    folder: Path
+    exercises: dict[str, Exercise] = field(default_factory=dict)
+
+    def get(self, slug: str) -> Exercise:
+        try:
+            return self.exercises[slug]
+        except KeyError:
+            raise UnknownExercise(f"no exercise {slug!r}") from None
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.exercises.values())
+
+
+def load_catalog(folder: Path) -> Catalog:
+    """Load every package under ``folder``; raise CatalogError on the first bad one."""
+    if not folder.is_dir():
+        raise CatalogError(str(folder), "the exercises folder does not exist")
+    catalog = Catalog(folder)
+    for path in sorted(folder.iterdir()):
+        if path.is_dir() and not path.name.startswith((".", "_")):
+            exercise = load_exercise(path)
+            catalog.exercises[exercise.slug] = exercise
+    return catalog
+
+
+def content_hash(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def load_exercise(folder: Path) -> Exercise:
+    slug = folder.name
+    if not SLUG.match(slug):
+        raise CatalogError(str(folder), "folder name must be a slug like 'my-exercise'")
+    meta_path = folder / "exercise.toml"
+    meta = _load_meta(meta_path)
+    statement = _read(folder / "statement.md")
+    hints = _load_hints(folder / "hints")
+    tracks = {}
+    for name, track_meta in meta.tracks.items():
+        if name not in TRACKS:
+            raise CatalogError(str(meta_path), f"tracks.{name}: unknown track (use {TRACKS})")
+        for entry in track_meta.entry_points:
+            if not IDENTIFIER.match(entry):
+                raise CatalogError(
+                    str(meta_path), f"tracks.{name}.entry_points: {entry!r} is not a name"
+                )
+        tracks[name] = _load_track(folder / name, name, tuple(track_meta.entry_points))
+    return Exercise(slug, folder, meta, statement, hints, tracks, content_hash(folder))
+
+
+def _load_meta(path: Path) -> ExerciseMeta:
+    try:
+        data = tomllib.loads(_read(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(str(path), f"not valid TOML: {exc}") from None
+    try:
+        return ExerciseMeta.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        raise CatalogError(str(path), f"{where}: {error['msg']}") from None
+
+
+def _load_hints(folder: Path) -> tuple[str, ...]:
+    if not folder.is_dir():
+        raise CatalogError(str(folder), "missing hints folder (hints/1.md, hints/2.md, ...)")
+    files = sorted(folder.glob("*.md"), key=lambda p: (not p.stem.isdigit(), p.stem.zfill(6)))
+    hints = []
+    for number, path in enumerate(files, start=1):
+        if path.stem != str(number):
+            raise CatalogError(str(path), f"hints must be numbered 1.md, 2.md, ...; expected {number}.md")
+        text = _read(path).strip()
+        if not text:
+            raise CatalogError(str(path), "hint is empty")
+        hints.append(text)
+    if not hints:
+        raise CatalogError(str(folder), "no hints (add hints/1.md)")
+    return tuple(hints)
+
+
+def _load_track(folder: Path, name: str, entry_points: tuple[str, ...]) -> Track:
+    if not folder.is_dir():
+        raise CatalogError(str(folder), f"tracks.{name} is declared but its folder is missing")
+    starter = _python(folder / "starter.py")
+    solution = _python(folder / "solution.py")
+    tests = _python(folder / "tests.py")
+    defined = _top_level_functions(solution)
+    missing = [e for e in entry_points if e not in defined]
+    if missing:
+        raise CatalogError(
+            str(folder / "solution.py"), f"entry point {', '.join(missing)} is not defined"
+        )
+    wrong = []
+    for path in sorted((folder / "wrong").glob("*.py")):
+        code = _python(path)
+        doc = ast.get_docstring(ast.parse(code))
+        if not doc or not doc.strip():
+            raise CatalogError(str(path), "a known-wrong solution must open with a docstring naming its bug")
+        wrong.append(WrongSolution(path, doc.strip().splitlines()[0], code))
+    return Track(name, entry_points, starter, solution, tests, tuple(wrong), folder)
+
+
+def _top_level_functions(code: str) -> set[str]:
+    return {n.name for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)}
+
+
+def _python(path: Path) -> str:
+    code = _read(path)
+    try:
+        ast.parse(code, filename=str(path))
+    except SyntaxError as exc:
+        raise CatalogError(str(path), f"syntax error at line {exc.lineno}: {exc.msg}") from None
+    return code
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CatalogError(str(path), "file is missing") from None
+    except UnicodeDecodeError:
+        raise CatalogError(str(path), "file is not UTF-8") from None

@@ -1,0 +1,141 @@
+"""Encoding of observed values into the wire format, inside the sandbox.
+
+The values come from learner code, so the encoder trusts nothing about them: it checks
+exact types (an ndarray subclass is read through ``np.ndarray`` itself, a tensor subclass
+with its ``__torch_function__`` disabled), bounds depth and size, and never calls a
+learner-defined ``__eq__``, ``__len__`` or ``__iter__`` on anything but builtin types.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from graders.harness.wire import DTYPES, MAX_DEPTH, MAX_NODES, WireError
+
+try:  # the NumPy track's worker has torch too, but the format must not require it
+    import torch
+except ImportError:  # pragma: no cover - torch is a runtime dependency
+    torch = None  # type: ignore[assignment]
+
+# Bound methods taken at import, before any learner code can replace module attributes.
+_nd_view = np.ndarray.view
+_nd_tobytes = np.ndarray.tobytes
+_nd_astype = np.ndarray.astype
+_ascontiguous = np.ascontiguousarray
+_isfinite = math.isfinite
+_REPR_LIMIT = 200
+
+
+class Calls:
+    """A record of which layers ran during a phase (see ``graders.testing``)."""
+
+    def __init__(self, phase: str) -> None:
+        self.phase = phase
+        self.layers: list[int] = []
+
+
+class Encoder:
+    """Encode one observation tree; the raw array bytes collect in ``chunks``."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.size = 0
+        self.nodes = 0
+        self.chunks: list[bytes] = []
+
+    @property
+    def body(self) -> bytes:
+        return b"".join(self.chunks)
+
+    def value(self, v: Any, depth: int = 0) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise WireError(f"it holds more than {MAX_NODES} values")
+        if depth > MAX_DEPTH:
+            raise WireError(f"it is nested more than {MAX_DEPTH} levels deep")
+        t = type(v)
+        if v is None or t is bool or t is str:
+            if t is str and len(v) > 100_000:
+                v = v[:100_000]
+            return v
+        if t is int:
+            if v.bit_length() > 256:
+                return {"t": "object", "type": "int", "repr": "a very large integer"}
+            return v
+        if t is float:
+            return v if _isfinite(v) else {"t": "float", "v": repr(v)}
+        if t is list or t is tuple:
+            return {
+                "t": "list" if t is list else "tuple",
+                "v": [self.value(x, depth + 1) for x in v],
+            }
+        if t is dict:
+            return {
+                "t": "dict",
+                "k": [self.value(k, depth + 1) for k in v],
+                "v": [self.value(x, depth + 1) for x in v.values()],
+            }
+        if t is Calls:
+            return {"t": "calls", "phase": v.phase, "v": list(v.layers)}
+        if isinstance(v, np.ndarray):
+            return self.array(_nd_view(v, np.ndarray))
+        if isinstance(v, np.generic) and type(v).__module__ == "numpy":
+            node = self.array(np.asarray(v))
+            node["scalar"] = True
+            return node
+        if torch is not None and isinstance(v, torch.Tensor):
+            return self.tensor(v)
+        return {"t": "object", "type": _type_name(v), "repr": _safe_repr(v)}
+
+    def array(self, a: np.ndarray) -> dict[str, Any]:
+        name = a.dtype.name
+        if name not in DTYPES:
+            return {"t": "object", "type": f"ndarray of {name}", "repr": ""}
+        data = _nd_tobytes(_ascontiguous(_nd_astype(a, a.dtype.newbyteorder("<"))))
+        offset = self._add(data)
+        return {"t": "ndarray", "dtype": name, "shape": list(a.shape), "buf": [offset, len(data)]}
+
+    def tensor(self, t: Any) -> dict[str, Any]:
+        with torch._C.DisableTorchFunction():
+            plain = torch.Tensor.detach(t)
+            torch_dtype = str(plain.dtype).removeprefix("torch.")
+            if plain.dtype == torch.bfloat16:
+                plain = plain.float()
+            if plain.is_sparse or plain.device.type != "cpu":
+                plain = plain.to_dense().cpu()
+            node = self.array(torch.Tensor.numpy(plain.resolve_conj().resolve_neg()))
+            grad_fn = t.grad_fn
+            node.update(
+                t="tensor",
+                torch_dtype=torch_dtype,
+                requires_grad=bool(t.requires_grad),
+                grad_fn=None if grad_fn is None else type(grad_fn).__name__,
+                is_leaf=bool(t.is_leaf),
+            )
+            return node
+
+    def _add(self, data: bytes) -> int:
+        offset = self.size
+        self.size += len(data)
+        if self.size > self.max_bytes:
+            raise WireError(f"it takes more than {self.max_bytes // (1024 * 1024)} MiB")
+        self.chunks.append(data)
+        return offset
+
+
+def _type_name(v: Any) -> str:
+    t = type(v)
+    module = getattr(t, "__module__", "") or ""
+    name = getattr(t, "__qualname__", "?")
+    return name if module in ("builtins", "__main__", "solution") else f"{module}.{name}"
+
+
+def _safe_repr(v: Any) -> str:
+    try:
+        text = object.__repr__(v) if not isinstance(v, int | float | complex) else repr(v)
+    except Exception:
+        text = "?"
+    return text[:_REPR_LIMIT]

@@ -1,0 +1,223 @@
+"""One job, run in a freshly forked child: load the code, run each scenario, stream results.
+
+Everything here runs in the process that executes the submission (or, in the reference
+sandbox, the reference solution). It reports observations, never verdicts: the server
+compares them with the reference and decides.
+"""
+
+from __future__ import annotations
+
+import io
+import linecache
+import os
+import random
+import sys
+import time
+import traceback
+import types
+import zlib
+from typing import Any
+
+import numpy as np
+
+from graders import testing
+from graders.harness.encode import Encoder
+from graders.harness.wire import WireError, pack
+
+try:
+    import torch
+except ImportError:  # pragma: no cover
+    torch = None  # type: ignore[assignment]
+
+TESTS_FILENAME = "<tests>"
+
+
+class BoundedText(io.TextIOBase):
+    """sys.stdout/sys.stderr for learner code: keeps the first ``limit`` characters."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[str] = []
+        self.kept = 0
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: Any) -> int:
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+        room = self.limit - self.kept
+        if room > 0:
+            self.parts.append(s[:room])
+            self.kept += min(len(s), room)
+        self.dropped += max(0, len(s) - room)
+        return len(s)
+
+    def take(self) -> tuple[str, int]:
+        text, dropped = "".join(self.parts), self.dropped
+        self.parts, self.kept, self.dropped = [], 0, 0
+        return text, dropped
+
+
+class Capture:
+    """Per-test capture of Python-level and fd-level output."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.text = BoundedText(limit)
+        self.fd = -1
+
+    def start(self) -> None:
+        sys.stdout.flush() if sys.stdout is not self.text else None
+        self.fd = os.memfd_create("output")
+        os.dup2(self.fd, 1)
+        os.dup2(self.fd, 2)
+        sys.stdout = sys.stderr = self.text
+
+    def stop(self) -> tuple[str, bool]:
+        text, dropped = self.text.take()
+        raw = b""
+        if self.fd >= 0:
+            size = os.fstat(self.fd).st_size
+            raw = os.pread(self.fd, self.limit, 0)
+            dropped += max(0, size - len(raw))
+            os.close(self.fd)
+            self.fd = -1
+        out = raw.decode("utf-8", "replace") + text
+        if len(out) > self.limit:
+            dropped += len(out) - self.limit
+            out = out[: self.limit]
+        return out, dropped > 0
+
+
+def seed_everything(name: str) -> None:
+    """Seed random, NumPy and torch the same way for the reference and the submission."""
+    seed = zlib.crc32(name.encode())
+    random.seed(seed)
+    np.random.seed(seed)
+    if torch is not None:
+        torch.manual_seed(seed)
+
+
+def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
+    """Type, message and a traceback showing only frames of the learner's file."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    try:
+        message = str(exc)
+    except Exception:
+        message = "(the exception's message could not be shown)"
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
+    lines += traceback.format_exception_only(type(exc), exc) if frames else []
+    kind = type(exc).__name__
+    if isinstance(exc, SyntaxError) and exc.filename == filename:
+        frames_line = exc.lineno
+        lines = traceback.format_exception_only(type(exc), exc)
+    else:
+        frames_line = frames[-1].lineno if frames else None
+    return {
+        "type": kind[:200],
+        "message": message[:2000],
+        "line": frames_line,
+        "col": getattr(exc, "offset", None) if isinstance(exc, SyntaxError) else None,
+        "traceback": "".join(lines)[-8000:] if frames or isinstance(exc, SyntaxError) else "",
+        "in_learner_code": bool(frames) or isinstance(exc, SyntaxError),
+    }
+
+
+def load_module(name: str, source: str, filename: str) -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    # So tracebacks can show the learner's lines.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    sys.modules[name] = module
+    exec(compile(source, filename, "exec", dont_inherit=True), module.__dict__)
+    return module
+
+
+class Job:
+    """Run a decoded job header, writing frames to ``out_fd``."""
+
+    def __init__(self, header: dict[str, Any], out_fd: int) -> None:
+        self.h = header
+        self.out_fd = out_fd
+        self.filename = header["filename"]
+        limits = header["limits"]
+        self.capture = Capture(limits["output_bytes"])
+        self.max_result = limits["result_bytes"]
+
+    def send(self, header: dict[str, Any], body: bytes = b"") -> None:
+        data = pack(header, body)
+        view = memoryview(data)
+        while view:
+            n = os.write(self.out_fd, view)
+            view = view[n:]
+
+    def run(self) -> None:
+        testing.REGISTRY.clear()
+        try:
+            load_module("drill_tests", self.h["tests_source"], TESTS_FILENAME)
+        except BaseException as exc:
+            self.send({"type": "harness_error", "message": f"tests failed to load: {exc!r}"})
+            return
+        specs = {spec.name: spec for spec in testing.REGISTRY}
+        self.send({"type": "loaded", "tests": [s.options() for s in testing.REGISTRY]})
+
+        self.capture.start()
+        try:
+            module = load_module("solution", self.h["code"], self.filename)
+        except BaseException as exc:
+            output, truncated = self.capture.stop()
+            self.send(
+                {
+                    "type": "load_error",
+                    "error": describe_exception(exc, self.filename),
+                    "output": output,
+                    "output_truncated": truncated,
+                }
+            )
+            return
+        load_output, _ = self.capture.stop()
+
+        names = self.h["tests"] if self.h["tests"] is not None else list(specs)
+        for name in names:
+            spec = specs.get(name)
+            if spec is None:
+                self.send({"type": "harness_error", "message": f"no test named {name!r}"})
+                return
+            self.run_test(spec, module, load_output)
+            load_output = ""
+        self.send({"type": "done"})
+
+    def run_test(self, spec: testing.TestSpec, module: types.ModuleType, prefix: str) -> None:
+        scenario = testing.Scenario(module.__dict__, self.h["entry_points"])
+        seed_everything(spec.name)
+        self.capture.start()
+        started = time.perf_counter()
+        frame: dict[str, Any] = {"type": "test", "name": spec.name}
+        body = b""
+        try:
+            observations = spec.scenario(scenario)
+            if type(observations) is not dict:
+                raise TypeError(f"test {spec.name!r} returned {type(observations).__name__}")
+            encoder = Encoder(self.max_result)
+            try:
+                frame["obs"] = encoder.value(observations)
+                body = encoder.body
+                frame["status"] = "ok"
+            except (WireError, RecursionError) as exc:
+                frame["status"] = "unencodable"
+                frame["message"] = str(exc) if isinstance(exc, WireError) else "too deep"
+                frame["last_call"] = scenario.last_call
+        except testing.MissingEntryPoint as exc:
+            frame["status"] = "missing"
+            frame["message"] = str(exc)
+        except BaseException as exc:
+            frame["status"] = "raised"
+            frame["error"] = describe_exception(exc, self.filename)
+            frame["last_call"] = scenario.last_call
+        frame["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
+        output, truncated = self.capture.stop()
+        frame["output"] = prefix + output
+        frame["output_truncated"] = truncated
+        self.send(frame, body)

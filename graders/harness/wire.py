@@ -1,0 +1,276 @@
+"""The framed, typed, size-bounded wire format between the server and the sandbox.
+
+Nothing that crosses it is pickled. A frame is::
+
+    b"DRL1" | header length (u32 LE) | body length (u64 LE) | header (UTF-8 JSON) | body
+
+The header is a JSON object. Arrays travel as raw bytes in the body; the header names
+them by ``{"t": "ndarray", "dtype": ..., "shape": ..., "buf": [offset, length]}``.
+Decoding checks every field, the nesting depth, the number of nodes and the sizes, so
+a frame written by hostile code is at worst rejected with :class:`WireError`.
+
+This module runs on both sides: inside the sandbox it only *encodes* learner values,
+in the server it only *decodes* them. It imports numpy and nothing of the server.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+MAGIC = b"DRL1"
+_PREFIX = struct.Struct("<4sIQ")
+PREFIX_SIZE = _PREFIX.size
+
+MAX_HEADER = 8 * 1024 * 1024
+MAX_DEPTH = 32
+MAX_NODES = 200_000
+MAX_STR = 1024 * 1024
+
+# dtypes that may cross the wire; anything else is refused on both sides.
+DTYPES = frozenset(
+    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 "
+    "float16 float32 float64 complex64 complex128".split()
+)
+
+
+class WireError(ValueError):
+    """A frame or a value that breaks the format or its limits."""
+
+
+# --- values as the server sees them -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ArrayObs:
+    """A NumPy array (or NumPy scalar when ``scalar``) observed in the sandbox."""
+
+    values: np.ndarray
+    scalar: bool = False
+
+
+@dataclass(frozen=True)
+class TensorObs:
+    """A torch tensor observed in the sandbox, with its autograd state."""
+
+    values: np.ndarray
+    dtype: str  # torch's own name, e.g. "float32" or "bfloat16"
+    requires_grad: bool
+    grad_fn: str | None
+    is_leaf: bool
+
+
+@dataclass(frozen=True)
+class CallsObs:
+    """The layers (by index) that ran during a phase, in call order."""
+
+    phase: str
+    layers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ObjectObs:
+    """A value of a type the format does not carry: only its type name and a repr."""
+
+    type_name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Frame:
+    header: dict[str, Any]
+    body: bytes = b""
+
+
+# --- frames --------------------------------------------------------------------------
+
+
+def pack(header: dict[str, Any], body: bytes = b"") -> bytes:
+    data = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
+    if len(data) > MAX_HEADER:
+        raise WireError(f"header of {len(data)} bytes exceeds {MAX_HEADER}")
+    return _PREFIX.pack(MAGIC, len(data), len(body)) + data + body
+
+
+def parse_prefix(prefix: bytes, max_body: int) -> tuple[int, int]:
+    """Validate a frame prefix; return (header length, body length)."""
+    magic, header_len, body_len = _PREFIX.unpack(prefix)
+    if magic != MAGIC:
+        raise WireError("frame does not start with the magic bytes")
+    if header_len > MAX_HEADER:
+        raise WireError(f"header of {header_len} bytes exceeds {MAX_HEADER}")
+    if body_len > max_body:
+        raise WireError(f"body of {body_len} bytes exceeds {max_body}")
+    return header_len, body_len
+
+
+def unpack_header(data: bytes) -> dict[str, Any]:
+    try:
+        header = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise WireError(f"header is not valid JSON: {exc}") from None
+    if not isinstance(header, dict):
+        raise WireError("header is not a JSON object")
+    return header
+
+
+def next_frame(data: bytes, max_body: int) -> tuple[Frame | None, int]:
+    """The first complete frame of ``data`` and its length, or (None, 0)."""
+    if len(data) < PREFIX_SIZE:
+        return None, 0
+    header_len, body_len = parse_prefix(data[:PREFIX_SIZE], max_body)
+    end = PREFIX_SIZE + header_len + body_len
+    if len(data) < end:
+        return None, 0
+    header = unpack_header(data[PREFIX_SIZE : PREFIX_SIZE + header_len])
+    return Frame(header, data[PREFIX_SIZE + header_len : end]), end
+
+
+def split_frames(data: bytes, max_body: int) -> tuple[list[Frame], bytes]:
+    """Cut complete frames off the front of ``data``; return them and the rest."""
+    frames: list[Frame] = []
+    while True:
+        frame, used = next_frame(data, max_body)
+        if frame is None:
+            return frames, data
+        frames.append(frame)
+        data = data[used:]
+
+
+def read_frame(read: Any, max_body: int) -> Frame | None:
+    """Read one frame with ``read(n) -> bytes`` (a file's read). None at a clean EOF."""
+    prefix = _read_exact(read, PREFIX_SIZE, allow_eof=True)
+    if prefix is None:
+        return None
+    header_len, body_len = parse_prefix(prefix, max_body)
+    header = unpack_header(_read_exact(read, header_len) or b"")
+    body = _read_exact(read, body_len) or b"" if body_len else b""
+    return Frame(header, body)
+
+
+def _read_exact(read: Any, n: int, allow_eof: bool = False) -> bytes | None:
+    chunks = []
+    remaining = n
+    while remaining:
+        chunk = read(remaining)
+        if not chunk:
+            if allow_eof and remaining == n:
+                return None
+            raise WireError(f"stream ended {remaining} bytes before the end of a frame")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+# --- values: decoding (server side) --------------------------------------------------
+
+
+@dataclass
+class _Decoder:
+    body: bytes
+    nodes: int = 0
+    used: list[tuple[int, int]] = field(default_factory=list)
+
+    def value(self, node: Any, depth: int = 0) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise WireError(f"more than {MAX_NODES} values")
+        if depth > MAX_DEPTH:
+            raise WireError(f"nested deeper than {MAX_DEPTH} levels")
+        if node is None or isinstance(node, bool | int | float):
+            return node
+        if isinstance(node, str):
+            if len(node) > MAX_STR:
+                raise WireError("string too long")
+            return node
+        if not isinstance(node, dict):
+            raise WireError(f"unexpected JSON {type(node).__name__} as a value")
+        tag = node.get("t")
+        if tag == "float":  # non-finite floats travel as strings
+            return _float(node.get("v"))
+        if tag in ("list", "tuple"):
+            items = [self.value(v, depth + 1) for v in _list(node.get("v"))]
+            return items if tag == "list" else tuple(items)
+        if tag == "dict":
+            keys = [self.value(k, depth + 1) for k in _list(node.get("k"))]
+            values = [self.value(v, depth + 1) for v in _list(node.get("v"))]
+            if len(keys) != len(values):
+                raise WireError("dict with unequal key and value counts")
+            try:
+                return dict(zip(keys, values, strict=True))
+            except TypeError:
+                raise WireError("dict key is not hashable") from None
+        if tag == "ndarray":
+            return ArrayObs(self.array(node), scalar=bool(node.get("scalar", False)))
+        if tag == "tensor":
+            grad_fn = node.get("grad_fn")
+            if grad_fn is not None and not isinstance(grad_fn, str):
+                raise WireError("grad_fn is not a string")
+            return TensorObs(
+                values=self.array(node),
+                dtype=_str(node.get("torch_dtype", node.get("dtype"))),
+                requires_grad=_bool(node.get("requires_grad")),
+                grad_fn=grad_fn,
+                is_leaf=_bool(node.get("is_leaf")),
+            )
+        if tag == "calls":
+            layers = _list(node.get("v"))
+            if not all(isinstance(i, int) and not isinstance(i, bool) for i in layers):
+                raise WireError("calls hold a non-integer")
+            return CallsObs(_str(node.get("phase")), tuple(layers))
+        if tag == "object":
+            return ObjectObs(_str(node.get("type")), _str(node.get("repr")))
+        raise WireError(f"unknown value tag {tag!r}")
+
+    def array(self, node: dict[str, Any]) -> np.ndarray:
+        dtype = node.get("dtype")
+        if dtype not in DTYPES:
+            raise WireError(f"dtype {dtype!r} is not allowed")
+        shape = _list(node.get("shape"))
+        if len(shape) > 32 or not all(isinstance(d, int) and d >= 0 for d in shape):
+            raise WireError("bad array shape")
+        buf = _list(node.get("buf"))
+        if len(buf) != 2 or not all(isinstance(b, int) and b >= 0 for b in buf):
+            raise WireError("bad buffer reference")
+        offset, length = buf
+        if offset + length > len(self.body):
+            raise WireError("buffer reference past the end of the body")
+        dt = np.dtype(dtype)
+        if math.prod(shape) * dt.itemsize != length:
+            raise WireError("buffer length does not match shape and dtype")
+        data = self.body[offset : offset + length]
+        return np.frombuffer(data, dtype=dt.newbyteorder("<")).astype(dt).reshape(shape)
+
+
+def decode_value(node: Any, body: bytes) -> Any:
+    """Turn an encoded value back into Python data; raise WireError on anything odd."""
+    return _Decoder(body).value(node)
+
+
+def _list(v: Any) -> list[Any]:
+    if not isinstance(v, list):
+        raise WireError("expected a list")
+    return v
+
+
+def _str(v: Any) -> str:
+    if not isinstance(v, str) or len(v) > MAX_STR:
+        raise WireError("expected a string")
+    return v
+
+
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise WireError("expected a boolean")
+    return v
+
+
+def _float(v: Any) -> float:
+    if v not in ("nan", "inf", "-inf"):
+        raise WireError("bad float")
+    return float(v)

@@ -1,0 +1,244 @@
+"""The warm worker: imports numpy and torch once, then forks a fresh child per job.
+
+Started by the server (inside bubblewrap, or as a plain process in the ``process``
+fallback) with one end of a Unix socket as its *control* channel. The protocol:
+
+1. The worker imports the libraries and sends ``ready``.
+2. It forks a *spare* child that blocks reading a job, and passes the server the write
+   end of that child's job pipe and the read end of its result pipe (``SCM_RIGHTS``).
+   The worker itself never reads a job or a result, so no submission's code or data
+   ever lands in the memory that later children inherit.
+3. The server writes the job, reads result frames until EOF, and may send ``kill``.
+4. When the child ends, the worker reaps it, kills anything it left behind, reports
+   ``exit`` with its status and resource use, and forks the next spare child.
+
+The child closes the control socket before it reads the job, so learner code can
+reach neither the server's control channel nor the worker's state.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import select
+import signal
+import socket
+import sys
+from typing import Any
+
+from graders.harness import wire
+
+MAX_JOB = 4 * 1024 * 1024
+
+
+def _prctl(option: int, arg: int) -> None:
+    ctypes.CDLL(None).prctl(option, arg, 0, 0, 0)
+
+
+def warm_up() -> dict[str, str]:
+    """Import and exercise everything a job needs, so no job pays for it."""
+    import tempfile
+
+    # The sandbox has no writable folder; torch only needs the name of one at import.
+    tempfile.tempdir = "/tmp"
+    import numpy as np
+    import torch
+    import torch.utils.checkpoint
+
+    import graders.harness.encode
+    import graders.harness.runner
+    import graders.harness.seccomp
+    import graders.testing  # noqa: F401
+
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
+    layer = torch.nn.Linear(4, 4)
+    x = torch.randn(2, 4, requires_grad=True)
+    out = torch.utils.checkpoint.checkpoint(layer, x, use_reentrant=False)
+    out.sum().backward()
+    np.linalg.norm(np.arange(4.0))
+    return {"numpy": np.__version__, "torch": torch.__version__, "python": sys.version.split()[0]}
+
+
+class Worker:
+    def __init__(self, ctrl: socket.socket, sandboxed: bool) -> None:
+        self.ctrl = ctrl
+        self.sandboxed = sandboxed
+
+    def send(self, header: dict[str, Any], fds: list[int] | None = None) -> None:
+        data = wire.pack(header)
+        if fds:
+            socket.send_fds(self.ctrl, [data], fds)
+        else:
+            self.ctrl.sendall(data)
+
+    def serve(self) -> None:
+        while True:
+            job_r, job_w = os.pipe()
+            res_r, res_w = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - runs in the child
+                os.close(job_w)
+                os.close(res_r)
+                self.ctrl.close()
+                child_main(job_r, res_w, self.sandboxed)
+            os.close(job_r)
+            os.close(res_w)
+            self.send({"type": "spare", "pid": pid}, [job_w, res_r])
+            os.close(job_w)
+            os.close(res_r)
+            killed = self.wait(pid)
+            self.sweep(pid)
+            _, status, usage = os.wait4(pid, 0)
+            self.reap_orphans()
+            self.send(
+                {
+                    "type": "exit",
+                    "pid": pid,
+                    "code": os.waitstatus_to_exitcode(status),
+                    "killed": killed,
+                    "cpu_s": usage.ru_utime + usage.ru_stime,
+                    "maxrss_kb": usage.ru_maxrss,
+                }
+            )
+
+    def wait(self, pid: int) -> bool:
+        """Wait for the child to end; kill it if the server asks. True if killed."""
+        pidfd = os.pidfd_open(pid)
+        killed = False
+        buffer = b""
+        try:
+            while True:
+                ready, _, _ = select.select([pidfd, self.ctrl], [], [])
+                if pidfd in ready:
+                    return killed
+                chunk = self.ctrl.recv(4096)
+                if not chunk:  # the server went away
+                    self.kill_child(pid)
+                    sys.exit(0)
+                buffer += chunk
+                frames, buffer = wire.split_frames(buffer, 0)
+                if any(f.header.get("type") == "kill" for f in frames):
+                    self.kill_child(pid)
+                    killed = True
+        finally:
+            os.close(pidfd)
+
+    def kill_child(self, pid: int) -> None:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    @staticmethod
+    def reap_orphans() -> None:
+        # As a subreaper we inherit whatever the child left behind; collect it.
+        while True:
+            try:
+                reaped, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if reaped == 0:
+                return
+
+    def sweep(self, pid: int) -> None:
+        """Kill whatever the job left running before the next child starts."""
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if not self.sandboxed:
+            return
+        # Inside our own PID namespace every other process is the job's doing.
+        me = os.getpid()
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and int(entry) not in (1, me, pid):
+                try:
+                    os.kill(int(entry), signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+
+def child_main(job_r: int, res_w: int, sandboxed: bool) -> None:  # pragma: no cover
+    """Runs in the forked child: read the job, confine ourselves, run it, exit."""
+    code = 0
+    try:
+        os.setpgid(0, 0)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        with os.fdopen(job_r, "rb", buffering=0) as job_file:
+            frame = wire.read_frame(job_file.read, MAX_JOB)
+        if frame is None:
+            os._exit(0)
+        header = frame.header
+        confine(header["limits"], keep=res_w)
+        if header.get("type") == "selfcheck":
+            from graders.harness.selfcheck import run_selfcheck
+
+            os.write(res_w, wire.pack({"type": "selfcheck", **run_selfcheck(header)}))
+        else:
+            from graders.harness.runner import Job
+
+            Job(header, res_w).run()
+    except BaseException as exc:  # the harness failed, not the learner
+        try:
+            os.write(res_w, wire.pack({"type": "harness_error", "message": repr(exc)[:2000]}))
+        except BaseException:
+            pass
+        code = 70
+    os._exit(code)
+
+
+def _vm_size() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def confine(limits: dict[str, Any], keep: int) -> None:  # pragma: no cover - in the child
+    """Apply the per-child limits and the seccomp filter; close every other fd."""
+    from graders.harness import seccomp
+
+    cpu = int(limits["cpu_seconds"])
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    # Address space: what the warm worker already maps plus the learner's allowance.
+    memory = _vm_size() + int(limits["memory_bytes"])
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    # Caps raw writes to the output capture (and any file, though none is writable).
+    fsize = int(limits["raw_output_bytes"])
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the cap fails, not kills
+    fd_dir = os.listdir("/proc/self/fd")
+    for entry in fd_dir:
+        fd = int(entry)
+        if fd > 2 and fd != keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    devnull = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(devnull, 0)  # stdin reads end at once
+    os.close(devnull)
+    if seccomp.supported():
+        seccomp.install()
+
+
+def main(argv: list[str]) -> None:
+    ctrl_fd, backend = int(argv[0]), argv[1]
+    _prctl(4, 0)  # PR_SET_DUMPABLE 0: a child may not ptrace or read this process
+    _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans of a job come back to us
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    ctrl = socket.socket(fileno=ctrl_fd)
+    worker = Worker(ctrl, sandboxed=backend == "bwrap")
+    versions = warm_up()
+    worker.send({"type": "ready", "pid": os.getpid(), "versions": versions})
+    worker.serve()

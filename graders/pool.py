@@ -1,0 +1,344 @@
+"""The pool of warm workers, and the server's side of the worker protocol.
+
+See ``graders/harness/worker.py`` for the other side. One job at a time per worker; a
+worker that dies is replaced in the background while the others keep serving.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import select
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from graders.errors import PoolBusy, WorkerLost
+from graders.harness import wire
+from graders.sandbox import WORKER_ENV, JobLimits
+
+log = logging.getLogger("drill.pool")
+
+CONTROL_MAX_BODY = 0  # control messages never carry a body
+KILL_GRACE = 3.0  # seconds a worker gets to report a killed child
+
+
+@dataclass
+class JobOutcome:
+    """What came back from one job, before any verdict is made."""
+
+    frames: list[wire.Frame] = field(default_factory=list)
+    malformed: str | None = None  # why the result stream could not be read
+    exit_code: int | None = None  # negative: killed by that signal
+    killed_for: str | None = None  # "wall" or "result_size" when the server stopped it
+    cpu_seconds: float = 0.0
+    maxrss_kb: int = 0
+    worker_lost: bool = False
+    elapsed: float = 0.0
+
+
+class WorkerProcess:
+    """One warm worker process and its control socket."""
+
+    def __init__(self, command: Callable[[int], list[str]], name: str) -> None:
+        self.command = command
+        self.name = name
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.ctrl: socket.socket | None = None
+        self.versions: dict[str, str] = {}
+        self._buffer = b""
+        self._fds: list[int] = []
+        self._stderr_tail: list[str] = []
+        self.alive = False
+        self.jobs = 0
+
+    # --- life cycle ---
+
+    def start(self, timeout: float, launcher: ThreadPoolExecutor) -> None:
+        # bubblewrap's --die-with-parent follows the *thread* that started it, so every
+        # worker is launched from the pool's one long-lived launcher thread.
+        launcher.submit(self._launch).result()
+        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        ready, _ = self._receive(time.monotonic() + timeout)
+        if ready.header.get("type") != "ready":
+            raise WorkerLost(f"{self.name}: expected 'ready', got {ready.header.get('type')!r}")
+        self.versions = {k: str(v) for k, v in dict(ready.header.get("versions", {})).items()}
+        self.alive = True
+
+    def _launch(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.proc = subprocess.Popen(
+                self.command(theirs.fileno()),
+                pass_fds=[theirs.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env=WORKER_ENV,
+            )
+        finally:
+            theirs.close()
+        self.ctrl = ours
+
+    def _drain_stderr(self) -> None:
+        assert self.proc is not None and self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            line = raw.decode("utf-8", "replace").rstrip()[:500]
+            self._stderr_tail = [*self._stderr_tail[-19:], line]
+            log.debug("%s: %s", self.name, line)
+
+    def stop(self) -> None:
+        self.alive = False
+        for fd in self._fds:
+            _close(fd)
+        self._fds = []
+        if self.ctrl is not None:
+            self.ctrl.close()
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def describe_death(self) -> str:
+        code = self.proc.poll() if self.proc else None
+        tail = " | ".join(self._stderr_tail[-3:])
+        return f"{self.name} exited with {code}" + (f": {tail}" if tail else "")
+
+    # --- control channel ---
+
+    def _receive(self, deadline: float) -> tuple[wire.Frame, list[int]]:
+        """Next control frame (and the fds that came with it), or WorkerLost."""
+        assert self.ctrl is not None
+        while True:
+            frame, used = wire.next_frame(self._buffer, CONTROL_MAX_BODY)
+            if frame is not None:
+                self._buffer = self._buffer[used:]
+                if frame.header.get("type") != "spare":
+                    return frame, []
+                # Only a spare child's message carries fds (its job and result pipes).
+                fds, self._fds = self._fds, []
+                return frame, fds
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise WorkerLost(f"{self.name}: no answer from the worker in time")
+            ready, _, _ = select.select([self.ctrl], [], [], remaining)
+            if not ready:
+                continue
+            data, fds, _flags, _addr = socket.recv_fds(self.ctrl, 65536, 4)
+            self._fds.extend(fds)
+            if not data:
+                self.alive = False
+                raise WorkerLost(self.describe_death())
+            self._buffer += data
+
+    def _send(self, header: dict[str, Any]) -> None:
+        assert self.ctrl is not None
+        self.ctrl.sendall(wire.pack(header))
+
+    # --- jobs ---
+
+    def run(self, job: dict[str, Any], limits: JobLimits) -> JobOutcome:
+        started = time.monotonic()
+        try:
+            spare, fds = self._receive(started + 30)
+        except WorkerLost as exc:
+            log.warning("%s", exc)
+            return JobOutcome(worker_lost=True, elapsed=time.monotonic() - started)
+        if spare.header.get("type") != "spare" or len(fds) != 2:
+            for fd in fds:
+                _close(fd)
+            self.alive = False
+            raise WorkerLost(f"{self.name}: protocol error, expected a spare child")
+        job_w, res_r = fds
+        self.jobs += 1
+        try:
+            return self._exchange(job_w, res_r, wire.pack(job), limits, started)
+        finally:
+            _close(job_w)
+            _close(res_r)
+
+    def _exchange(
+        self, job_w: int, res_r: int, job: bytes, limits: JobLimits, started: float
+    ) -> JobOutcome:
+        assert self.ctrl is not None
+        outcome = JobOutcome()
+        pending = memoryview(job)
+        os.set_blocking(job_w, False)
+        received = bytearray()
+        eof = False
+        exit_frame: wire.Frame | None = None
+        deadline = started + limits.wall_seconds
+        while not (eof and exit_frame is not None):
+            now = time.monotonic()
+            if now >= deadline:
+                if outcome.killed_for is None:
+                    outcome.killed_for = "wall"
+                    self._send({"type": "kill"})
+                    deadline = now + KILL_GRACE
+                    continue
+                # The worker did not report back after a kill: it is gone or wedged.
+                outcome.worker_lost = True
+                self.alive = False
+                break
+            readers: list[Any] = [] if eof else [res_r]
+            if exit_frame is None:
+                readers.append(self.ctrl)
+            writers = [job_w] if pending else []
+            if exit_frame is None and wire.next_frame(self._buffer, CONTROL_MAX_BODY)[0]:
+                ready_r: list[Any] = [self.ctrl]
+                ready_w: list[Any] = []
+            else:
+                ready_r, ready_w, _ = select.select(readers, writers, [], deadline - now)
+            if job_w in ready_w:
+                try:
+                    sent = os.write(job_w, pending[:65536])
+                    pending = pending[sent:]
+                except BrokenPipeError:
+                    pending = pending[:0]
+            if res_r in ready_r:
+                chunk = os.read(res_r, 1 << 20)
+                if not chunk:
+                    eof = True
+                else:
+                    received += chunk
+                    if len(received) > limits.result_bytes and outcome.killed_for is None:
+                        outcome.killed_for = "result_size"
+                        self._send({"type": "kill"})
+                        eof = True
+            if self.ctrl in ready_r:
+                try:
+                    frame, _ = self._receive(time.monotonic() + KILL_GRACE)
+                except WorkerLost as exc:
+                    log.warning("%s", exc)
+                    outcome.worker_lost = True
+                    break
+                if frame.header.get("type") == "exit":
+                    exit_frame = frame
+                else:
+                    outcome.worker_lost = True
+                    self.alive = False
+                    break
+        outcome.elapsed = time.monotonic() - started
+        if exit_frame is not None:
+            h = exit_frame.header
+            outcome.exit_code = h.get("code") if isinstance(h.get("code"), int) else None
+            outcome.cpu_seconds = float(h.get("cpu_s") or 0.0)
+            outcome.maxrss_kb = int(h.get("maxrss_kb") or 0)
+        if outcome.killed_for == "result_size":
+            return outcome
+        try:
+            outcome.frames, rest = wire.split_frames(bytes(received), limits.result_bytes)
+            if rest:
+                outcome.malformed = f"the result ended inside a frame ({len(rest)} bytes left)"
+        except wire.WireError as exc:
+            outcome.malformed = str(exc)
+        return outcome
+
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+class WorkerPool:
+    """A fixed number of warm workers, each running one job at a time."""
+
+    def __init__(self, command: Callable[[int], list[str]], size: int, name: str,
+                 start_timeout: float = 120.0) -> None:
+        self.command = command
+        self.size = size
+        self.name = name
+        self.start_timeout = start_timeout
+        self._idle: queue.Queue[WorkerProcess] = queue.Queue()
+        self._all: set[WorkerProcess] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+        self._counter = 0
+        self.versions: dict[str, str] = {}
+        self._launcher = ThreadPoolExecutor(1, thread_name_prefix=f"{name}-launcher")
+
+    def start(self) -> None:
+        """Start every worker (in parallel) and wait until all are ready."""
+        errors: list[BaseException] = []
+        threads = [threading.Thread(target=self._spawn, args=(errors,)) for _ in range(self.size)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            self.close()
+            raise errors[0]
+
+    def _spawn(self, errors: list[BaseException] | None = None) -> None:
+        with self._lock:
+            self._counter += 1
+            worker = WorkerProcess(self.command, f"{self.name}-worker-{self._counter}")
+        try:
+            worker.start(self.start_timeout, self._launcher)
+        except BaseException as exc:
+            worker.stop()
+            if errors is not None:
+                errors.append(exc)
+            else:
+                log.error("could not replace a worker: %s", exc)
+            return
+        with self._lock:
+            if self._closed:
+                worker.stop()
+                return
+            self._all.add(worker)
+            self.versions = worker.versions
+        self._idle.put(worker)
+
+    @property
+    def live_workers(self) -> int:
+        with self._lock:
+            return sum(1 for w in self._all if w.alive)
+
+    def run(self, job: dict[str, Any], limits: JobLimits, wait: float = 60.0) -> JobOutcome:
+        """Run one job on the next free worker; replace the worker if it died."""
+        try:
+            worker = self._idle.get(timeout=wait)
+        except queue.Empty:
+            raise PoolBusy(f"no {self.name} worker became free within {wait:.0f} s") from None
+        try:
+            outcome = worker.run(job, limits)
+        except BaseException:
+            worker.alive = False
+            raise
+        finally:
+            if worker.alive and not self._closed:
+                self._idle.put(worker)
+            else:
+                self._retire(worker)
+        return outcome
+
+    def _retire(self, worker: WorkerProcess) -> None:
+        log.warning("%s worker lost (%s); starting a replacement", self.name, worker.describe_death())
+        worker.stop()
+        with self._lock:
+            self._all.discard(worker)
+            if self._closed:
+                return
+        threading.Thread(target=self._spawn, daemon=True).start()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            workers = list(self._all)
+            self._all.clear()
+        for worker in workers:
+            worker.stop()
+        self._launcher.shutdown(wait=False)

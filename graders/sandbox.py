@@ -1,0 +1,134 @@
+"""How a worker process is started: inside bubblewrap, or as a plain process.
+
+The bubblewrap sandbox sees a read-only view of the Python installation and of the
+harness (``graders/__init__.py``, ``graders/testing.py``, ``graders/harness/``) and
+nothing else: not the exercises, not the database, not the source tree. It has no
+network, an empty environment, new user/pid/ipc/uts/cgroup namespaces, no capabilities,
+the ``nobody`` user, a new session, and it dies with its parent.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from graders.errors import SandboxUnavailable
+
+Backend = Literal["bwrap", "process"]
+GRADERS = Path(__file__).resolve().parent
+SANDBOX_ROOT = "/drill"
+
+# Python started isolated (-I: no user site, no PYTHON* variables, no script dir on
+# sys.path), then pointed at the harness folder explicitly.
+# The whole environment of a worker. torch needs an existing cache folder name at import.
+WORKER_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "TORCHINDUCTOR_CACHE_DIR": "/tmp",
+    "HOME": "/nonexistent",
+    "PATH": "/usr/bin:/bin",
+}
+BOOT = "import sys; sys.path.insert(0, sys.argv[1]); import graders.harness.worker as w; w.main(sys.argv[2:])"
+
+
+@dataclass(frozen=True)
+class JobLimits:
+    cpu_seconds: float
+    wall_seconds: float
+    memory_bytes: int
+    output_bytes: int
+    result_bytes: int
+    processes: int
+
+    @property
+    def memory_mb(self) -> int:
+        return self.memory_bytes // (1024 * 1024)
+
+    def for_child(self) -> dict[str, Any]:
+        return {
+            "cpu_seconds": max(1, round(self.cpu_seconds)),
+            "memory_bytes": self.memory_bytes,
+            "output_bytes": self.output_bytes,
+            "raw_output_bytes": max(self.output_bytes * 16, 1024 * 1024),
+            "result_bytes": self.result_bytes,
+            "processes": self.processes,
+        }
+
+
+def find_bwrap(path: str = "bwrap") -> str | None:
+    return shutil.which(path)
+
+
+def _python_roots() -> list[str]:
+    """Folders the worker's Python needs: the interpreter's prefix and the venv."""
+    roots = {sys.base_prefix, sys.prefix, sysconfig.get_paths()["purelib"]}
+    real = Path(sys.executable).resolve().parent.parent
+    roots.add(str(real))
+    ordered = sorted({str(Path(r).resolve()) for r in roots if r})
+    # Drop folders already inside another one.
+    return [r for r in ordered if not any(r != o and r.startswith(o + "/") for o in ordered)]
+
+
+def worker_command(backend: Backend, ctrl_fd: int, bwrap: str | None = None) -> list[str]:
+    python = sys.executable
+    if backend == "process":
+        return [python, "-I", "-c", BOOT, str(GRADERS.parent), str(ctrl_fd), "process"]
+    if bwrap is None:
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
+    args = [
+        bwrap,
+        "--unshare-all",  # user, pid, net, ipc, uts, cgroup
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--uid", "65534",
+        "--gid", "65534",
+        "--cap-drop", "ALL",
+        "--hostname", "sandbox",
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/lib", "/lib",
+        "--symlink", "usr/lib64", "/lib64",
+        "--symlink", "usr/bin", "/bin",
+        "--proc", "/proc",
+        "--dev", "/dev",
+        # Empty, read-only scratch folders: nothing can be planted for the next job.
+        "--tmpfs", "/dev/shm", "--remount-ro", "/dev/shm",
+        "--tmpfs", "/tmp", "--remount-ro", "/tmp",
+    ]
+    for name, value in WORKER_ENV.items():
+        args += ["--setenv", name, value]
+    for root in _python_roots():
+        if not root.startswith("/usr/"):
+            args += ["--ro-bind", root, root]
+    harness = [
+        ("__init__.py", "graders/__init__.py"),
+        ("testing.py", "graders/testing.py"),
+        ("harness", "graders/harness"),
+    ]
+    for source, target in harness:
+        args += ["--ro-bind", str(GRADERS / source), f"{SANDBOX_ROOT}/{target}"]
+    args += ["--remount-ro", "/", "--chdir", "/"]
+    args += [python, "-I", "-c", BOOT, SANDBOX_ROOT, str(ctrl_fd), "bwrap"]
+    return args
+
+
+def bwrap_works(bwrap: str) -> str | None:
+    """Try a trivial sandbox; return None if it works, else the reason it does not."""
+    try:
+        result = subprocess.run(
+            [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"],
+            capture_output=True,
+            timeout=20,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    if result.returncode != 0:
+        return result.stderr.decode(errors="replace").strip() or f"exit {result.returncode}"
+    return None

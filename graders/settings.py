@@ -1,0 +1,66 @@
+"""All settings of Drill, from ``DRILL_*`` environment variables (one class, one place).
+
+Nothing else reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="DRILL_", extra="ignore")
+
+    # Content and storage
+    exercises_dir: Path = ROOT / "exercises"
+    var_dir: Path = ROOT / "var"
+    db: str = ""  # SQLite file path or SQLAlchemy URL; default var/drill.db
+
+    # The sandbox
+    sandbox: Literal["auto", "bwrap", "process"] = "auto"
+    workers: int = Field(default_factory=lambda: os.cpu_count() or 2, ge=1, le=64)
+    bwrap_path: str = "bwrap"
+    worker_start_timeout: float = Field(120.0, gt=0)
+
+    # Per-child limits (an exercise may lower or raise its own within the maxima)
+    cpu_seconds: float = Field(5.0, gt=0, le=60)
+    wall_seconds: float = Field(10.0, gt=0, le=120)
+    memory_mb: int = Field(1024, ge=64, le=8192)
+    processes: int = Field(64, ge=1, le=4096)
+    output_bytes: int = Field(64 * 1024, ge=1024, le=16 * 1024 * 1024)
+    result_mb: int = Field(64, ge=1, le=1024)
+
+    # The service
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    max_code_bytes: int = Field(64 * 1024, ge=1024, le=1024 * 1024)
+
+    @field_validator("exercises_dir", "var_dir")
+    @classmethod
+    def _absolute(cls, value: Path) -> Path:
+        return value.expanduser().resolve()
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.var_dir / "cache"
+
+    @property
+    def database_url(self) -> str:
+        if not self.db:
+            return f"sqlite:///{self.var_dir / 'drill.db'}"
+        if "://" in self.db:
+            return self.db
+        return f"sqlite:///{Path(self.db).expanduser().resolve()}"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
