@@ -1,0 +1,276 @@
+"""Comparison of a submission's observations with the reference's, in the server.
+
+All comparison logic lives here. :func:`compare` walks the expected value and returns
+the first difference as a message that names the observation, the rule, what was got and
+(as far as the test's ``reveal`` option allows) what was expected::
+
+    saved: keys differ — expected [-1, 1, 3], got [1, 3]
+    calls during recompute: layers 0, 1, 2 ran; only layer 2 should run
+    output: requires_grad differs — expected False, got True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from graders.harness.wire import ArrayObs, CallsObs, ObjectObs, TensorObs
+
+Reveal = Literal["full", "summary", "none"]
+_KIND_NAMES = {"f": "float", "i": "integer", "u": "unsigned integer", "b": "bool", "c": "complex"}
+_MAX_TEXT = 300
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float = 1e-5
+    atol: float = 1e-8
+    exact_dtype: bool = False
+    reveal: Reveal = "summary"
+
+
+def compare(expected: Any, got: Any, tol: Tolerance, path: str = "") -> str | None:
+    """None when ``got`` matches ``expected``; otherwise the first difference."""
+    return _Comparer(tol).value(expected, got, path)
+
+
+class _Comparer:
+    def __init__(self, tol: Tolerance) -> None:
+        self.tol = tol
+        self.full = tol.reveal == "full"
+        self.summary = tol.reveal in ("full", "summary")
+
+    # --- dispatch ---
+
+    def value(self, exp: Any, got: Any, path: str) -> str | None:
+        if isinstance(exp, dict) and not isinstance(got, dict) and not path:
+            return self.dict(exp, got, path)  # the observation dict itself
+        kind_exp, kind_got = kind_of(exp), kind_of(got)
+        if kind_exp != kind_got:
+            return f"{path or 'result'}: expected {kind_exp}, got {kind_got}"
+        if isinstance(exp, TensorObs):
+            return self.tensor(exp, got, path)
+        if isinstance(exp, ArrayObs):
+            return self.array(exp.values, got.values, path)
+        if isinstance(exp, dict):
+            return self.dict(exp, got, path)
+        if isinstance(exp, list | tuple):
+            return self.sequence(exp, got, path)
+        if isinstance(exp, CallsObs):
+            return self.calls(exp, got, path)
+        if isinstance(exp, ObjectObs):
+            return None  # same type name (kind_of includes it); values are opaque
+        if _is_number(exp):
+            return self.number(exp, got, path)
+        if exp != got:
+            return self._differs(path, "value differs", repr(exp), repr(got))
+        return None
+
+    # --- containers ---
+
+    def dict(self, exp: dict[Any, Any], got: Any, path: str) -> str | None:
+        if not isinstance(got, dict):
+            return f"{path or 'result'}: expected a dict, got {kind_of(got)}"
+        if set(exp) != set(got):
+            exp_keys, got_keys = _sorted_keys(exp), _sorted_keys(got)
+            if self.summary:
+                return f"{path}: keys differ — expected {exp_keys}, got {got_keys}"
+            return f"{path}: keys differ — got {got_keys}"
+        for key in exp:
+            inner = key if not path and isinstance(key, str) else f"{path}[{key!r}]"
+            problem = self.value(exp[key], got[key], inner)
+            if problem:
+                return problem
+        return None
+
+    def sequence(self, exp: list[Any] | tuple[Any, ...], got: Any, path: str) -> str | None:
+        if len(exp) != len(got):
+            return self._differs(path, "length differs", str(len(exp)), str(len(got)), shape=True)
+        for i, (e, g) in enumerate(zip(exp, got, strict=True)):
+            problem = self.value(e, g, f"{path}[{i}]")
+            if problem:
+                return problem
+        return None
+
+    def calls(self, exp: CallsObs, got: CallsObs, path: str) -> str | None:
+        if exp.layers == got.layers:
+            return None
+        ran = _layers(got.layers)
+        if not self.summary:
+            return f"{path}: the layers that ran are not the expected ones"
+        if not exp.layers:
+            return f"{path}: {ran} ran; no layer should run"
+        if sorted(exp.layers) == sorted(got.layers):
+            return f"{path}: layers ran in the order {_seq(got.layers)}; expected {_seq(exp.layers)}"
+        if len(set(exp.layers)) == len(exp.layers) and len(set(got.layers)) == len(got.layers):
+            only = "only " if set(exp.layers) < set(got.layers) else ""
+            return f"{path}: {ran} ran; {only}{_layers(exp.layers)} should run"
+        return f"{path}: layers ran in the order {_seq(got.layers)}; expected {_seq(exp.layers)}"
+
+    # --- arrays and tensors ---
+
+    def tensor(self, exp: TensorObs, got: TensorObs, path: str) -> str | None:
+        if self.tol.exact_dtype and exp.dtype != got.dtype:
+            return f"{path}: dtype differs — expected {exp.dtype}, got {got.dtype}"
+        problem = self.array(exp.values, got.values, path, exp.dtype, got.dtype)
+        if problem:
+            return problem
+        if exp.requires_grad != got.requires_grad:
+            return f"{path}: requires_grad differs — expected {exp.requires_grad}, got {got.requires_grad}"
+        if (exp.grad_fn is None) != (got.grad_fn is None):
+            if exp.grad_fn is None:
+                return (
+                    f"{path}: expected a tensor with no grad_fn (no autograd graph recorded), "
+                    f"got one with grad_fn={got.grad_fn}"
+                )
+            return (
+                f"{path}: expected a tensor attached to the autograd graph (with a grad_fn), "
+                "got one with grad_fn=None"
+            )
+        return None
+
+    def array(
+        self,
+        exp: np.ndarray,
+        got: np.ndarray,
+        path: str,
+        exp_dtype: str | None = None,
+        got_dtype: str | None = None,
+    ) -> str | None:
+        exp_dtype = exp_dtype or exp.dtype.name
+        got_dtype = got_dtype or got.dtype.name
+        if exp.shape != got.shape:
+            return f"{path}: shape differs — expected {_shape(exp.shape)}, got {_shape(got.shape)}"
+        if self.tol.exact_dtype and exp_dtype != got_dtype:
+            return f"{path}: dtype differs — expected {exp_dtype}, got {got_dtype}"
+        if _kind(exp.dtype) != _kind(got.dtype):
+            return (
+                f"{path}: dtype differs — expected a {_KIND_NAMES.get(_kind(exp.dtype), exp_dtype)} "
+                f"array, got {got_dtype}"
+            )
+        bad = ~self._close(exp, got)
+        if not bad.any():
+            return None
+        count = int(bad.sum())
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        index = where[0] if len(where) == 1 else where
+        if exp.ndim == 0:
+            return self._differs(path, "value differs", _fmt(exp), _fmt(got))
+        if self.full and exp.size <= 12:
+            return f"{path}: values differ — expected {_fmt(exp)}, got {_fmt(got)}"
+        head = f"{path}: values differ at {count} of {exp.size} positions"
+        if self.full:
+            return f"{head}; first at {index}: expected {_fmt(exp[where])}, got {_fmt(got[where])}"
+        if self.summary:
+            return f"{head}; first at {index}: got {_fmt(got[where])}"
+        return f"{path}: values differ"
+
+    def _close(self, exp: np.ndarray, got: np.ndarray) -> np.ndarray:
+        if _kind(exp.dtype) in "fc":
+            with np.errstate(all="ignore"):
+                return np.isclose(
+                    got.astype(np.complex128 if _kind(exp.dtype) == "c" else np.float64),
+                    exp.astype(np.complex128 if _kind(exp.dtype) == "c" else np.float64),
+                    rtol=self.tol.rtol,
+                    atol=self.tol.atol,
+                    equal_nan=True,
+                )
+        return np.asarray(exp == got)
+
+    # --- scalars ---
+
+    def number(self, exp: Any, got: Any, path: str) -> str | None:
+        e, g = _number(exp), _number(got)
+        if isinstance(e, bool) or isinstance(g, bool):
+            same = e == g and isinstance(e, bool) == isinstance(g, bool)
+        elif isinstance(e, float) or isinstance(g, float):
+            with np.errstate(all="ignore"):
+                same = bool(np.isclose(g, e, rtol=self.tol.rtol, atol=self.tol.atol, equal_nan=True))
+        else:
+            same = e == g
+        return None if same else self._differs(path, "value differs", repr(e), repr(g))
+
+    def _differs(self, path: str, rule: str, exp: str, got: str, shape: bool = False) -> str:
+        if self.full or (shape and self.summary):
+            return f"{path}: {rule} — expected {_clip(exp)}, got {_clip(got)}"
+        if self.summary:
+            return f"{path}: {rule} — got {_clip(got)}"
+        return f"{path}: {rule}"
+
+
+def kind_of(v: Any) -> str:
+    """A learner-readable name for the kind of a decoded value."""
+    if v is None:
+        return "None"
+    if isinstance(v, TensorObs):
+        return "a tensor"
+    if isinstance(v, ArrayObs):
+        return "a number" if v.scalar else "an array"
+    if isinstance(v, CallsObs):
+        return "a record of layer calls"
+    if isinstance(v, ObjectObs):
+        return f"an object of type {v.type_name}"
+    if isinstance(v, bool):
+        return "a bool"
+    if _is_number(v):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, tuple):
+        return "a tuple"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "a dict"
+    return type(v).__name__
+
+
+def _is_number(v: Any) -> bool:
+    if isinstance(v, ArrayObs):
+        return v.scalar
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _number(v: Any) -> Any:
+    if isinstance(v, ArrayObs):
+        return v.values.item()
+    return v
+
+
+def _kind(dtype: np.dtype) -> str:
+    return dtype.kind
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _fmt(a: Any) -> str:
+    arr = np.asarray(a)
+    text = np.array2string(arr, precision=6, threshold=12, edgeitems=3, separator=", ")
+    return _clip(text.replace("\n", ""))
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 1] + "…"
+
+
+def _sorted_keys(d: dict[Any, Any]) -> str:
+    try:
+        keys = sorted(d)
+    except TypeError:
+        keys = list(d)
+    return _clip("[" + ", ".join(repr(k) for k in keys) + "]")
+
+
+def _seq(layers: tuple[int, ...]) -> str:
+    return ", ".join(str(i) for i in layers) if layers else "(none)"
+
+
+def _layers(layers: tuple[int, ...]) -> str:
+    if not layers:
+        return "no layer"
+    word = "layer" if len(layers) == 1 else "layers"
+    return f"{word} {_seq(layers)}"

@@ -1,0 +1,222 @@
+"""Reference observations: computed in a sandbox that never runs learner code, checked
+for determinism, cached on disk by a hash of the exercise's files, the harness and the
+library versions.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from graders.catalog import Exercise
+from graders.compare import Tolerance, compare
+from graders.errors import ReferenceFailure
+from graders.harness import wire
+from graders.pool import JobOutcome, WorkerPool
+from graders.sandbox import GRADERS, JobLimits
+
+log = logging.getLogger("drill.references")
+FILENAME = "solution.py"
+
+
+class TestOptions(BaseModel):
+    """A test's options as the tests module registered them (see graders.testing)."""
+
+    __test__ = False
+
+    name: str = Field(min_length=1, max_length=200)
+    example: bool
+    hint: int | None = Field(None, ge=1)
+    rtol: float = Field(ge=0)
+    atol: float = Field(ge=0)
+    exact_dtype: bool
+    reveal: Literal["full", "summary", "none"]
+
+    @property
+    def tolerance(self) -> Tolerance:
+        return Tolerance(self.rtol, self.atol, self.exact_dtype, self.reveal)
+
+
+Encoded = dict[str, tuple[Any, bytes]]  # test name -> (value node, body) as on the wire
+
+
+@dataclass(frozen=True)
+class Reference:
+    key: str
+    tests: list[TestOptions]
+    encoded: Encoded
+
+    @property
+    def observations(self) -> dict[str, Any]:
+        return self._decoded
+
+    def __post_init__(self) -> None:
+        decoded = {name: wire.decode_value(n, b) for name, (n, b) in self.encoded.items()}
+        object.__setattr__(self, "_decoded", decoded)
+
+    def names(self, example: bool) -> list[str]:
+        return [t.name for t in self.tests if t.example == example]
+
+    def options(self, name: str) -> TestOptions:
+        return next(t for t in self.tests if t.name == name)
+
+
+def _harness_hash() -> str:
+    digest = hashlib.sha256()
+    for path in sorted([GRADERS / "testing.py", *(GRADERS / "harness").glob("*.py")]):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _library_versions() -> str:
+    return ",".join(f"{name}={metadata.version(name)}" for name in ("numpy", "torch"))
+
+
+def job_for(exercise: Exercise, track: str, code: str, tests: list[str] | None,
+            limits: JobLimits) -> dict[str, Any]:
+    """The job header the sandbox runs: code, the tests module, which tests, limits."""
+    tr = exercise.track(track)
+    return {
+        "type": "job",
+        "code": code,
+        "filename": FILENAME,
+        "tests_source": tr.tests,
+        "entry_points": list(tr.entry_points),
+        "tests": tests,
+        "limits": limits.for_child(),
+    }
+
+
+class ReferenceStore:
+    """Reference observations per (exercise version, track), memoised and on disk."""
+
+    def __init__(self, cache_dir: Path, pool: WorkerPool, limits: JobLimits) -> None:
+        self.cache_dir = cache_dir
+        self.pool = pool
+        self.limits = limits
+        self.salt = f"{_harness_hash()}|{_library_versions()}"
+        self._memo: dict[str, Reference] = {}
+        self._lock = threading.Lock()
+
+    def key(self, exercise: Exercise, track: str) -> str:
+        raw = f"{exercise.slug}|{exercise.version}|{track}|{self.salt}"
+        return hashlib.sha256(raw.encode()).hexdigest()[:24]
+
+    def get(self, exercise: Exercise, track: str) -> Reference:
+        key = self.key(exercise, track)
+        ref = self._memo.get(key)
+        if ref is not None:
+            return ref
+        with self._lock:  # one computation per key, even under concurrent requests
+            ref = self._memo.get(key) or self._load(key)
+            if ref is None:
+                ref = self.compute(exercise, track, key)
+                self._save(key, ref)
+            self._memo[key] = ref
+            return ref
+
+    def compute(self, exercise: Exercise, track: str, key: str | None = None) -> Reference:
+        """Run the reference twice in separate children; both runs must agree."""
+        key = key or self.key(exercise, track)
+        job = job_for(exercise, track, exercise.track(track).solution, None, self.limits)
+        where = f"{exercise.slug}/{track}/solution.py"
+        first = _parse_run(self.pool.run(job, self.limits), where)
+        second = _parse_run(self.pool.run(job, self.limits), where)
+        tests, results = first
+        for name, (node, body) in results.items():
+            other_node, other_body = second[1][name]
+            if node != other_node or body != other_body:
+                a = wire.decode_value(node, body)
+                b = wire.decode_value(other_node, other_body)
+                detail = compare(a, b, Tolerance(0, 0, True, "full")) or "encoded bytes differ"
+                raise ReferenceFailure(
+                    f"{where}: not deterministic — test {name!r} observed different values in "
+                    f"two runs ({detail})"
+                )
+        return Reference(key, tests, results)
+
+    # --- disk cache ---
+
+    def _path(self, key: str) -> Path:
+        return self.cache_dir / "references" / f"{key}.json"
+
+    def _load(self, key: str) -> Reference | None:
+        path = self._path(key)
+        try:
+            data = json.loads(path.read_text())
+            tests = [TestOptions.model_validate(t) for t in data["tests"]]
+            results = {
+                name: (entry["obs"], base64.b64decode(entry["body"]))
+                for name, entry in data["results"].items()
+            }
+            return Reference(key, tests, results)
+        except FileNotFoundError:
+            return None
+        except (ValueError, KeyError, TypeError, ValidationError, wire.WireError) as exc:
+            log.warning("ignoring a broken reference cache file %s: %s", path, exc)
+            return None
+
+    def _save(self, key: str, ref: Reference) -> None:
+        data = {
+            "key": key,
+            "tests": [t.model_dump() for t in ref.tests],
+            "results": {
+                name: {"obs": node, "body": base64.b64encode(body).decode()}
+                for name, (node, body) in ref.encoded.items()
+            },
+        }
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data))
+        os.replace(tmp, path)
+
+
+def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Encoded]:
+    """Check one reference run: every test ran and observed; return options and values."""
+    if outcome.worker_lost or outcome.killed_for or outcome.malformed:
+        problem = outcome.malformed or outcome.killed_for or "the sandbox worker died"
+        raise ReferenceFailure(f"{where}: the reference run did not complete ({problem})")
+    tests: list[TestOptions] | None = None
+    results: Encoded = {}
+    done = False
+    for frame in outcome.frames:
+        h = frame.header
+        kind = h.get("type")
+        if kind == "loaded":
+            try:
+                tests = [TestOptions.model_validate(t) for t in h.get("tests", [])]
+            except ValidationError as exc:
+                raise ReferenceFailure(f"{where}: bad test options: {exc}") from None
+        elif kind == "test":
+            name = h.get("name")
+            if h.get("status") != "ok":
+                error = h.get("error") or {}
+                detail = h.get("message") or f"{error.get('type')}: {error.get('message')}"
+                tb = error.get("traceback") or ""
+                raise ReferenceFailure(f"{where}: the reference fails test {name!r}: {detail}\n{tb}")
+            results[str(name)] = (h.get("obs"), frame.body)
+        elif kind == "done":
+            done = True
+        else:
+            error = h.get("error") or {}
+            message = h.get("message") or f"{error.get('type')}: {error.get('message')}"
+            raise ReferenceFailure(f"{where}: {kind}: {message}")
+    if tests is None or not done:
+        raise ReferenceFailure(f"{where}: the reference run ended early (exit {outcome.exit_code})")
+    if not tests:
+        raise ReferenceFailure(f"{where}: tests.py registers no tests")
+    names = [t.name for t in tests]
+    if len(set(names)) != len(names):
+        raise ReferenceFailure(f"{where}: two tests share a name")
+    return tests, results

@@ -1,0 +1,109 @@
+"""``drill validate``: prove that an exercise's tests work.
+
+For every track: the reference gives the same observations in two separate runs and
+passes every test through the learner path; the starter fails; every known-wrong
+solution fails at least one hidden test (and the report says which tests caught it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from graders.catalog import Exercise
+from graders.errors import DrillError
+from graders.grading import Grader
+from graders.results import GradeResult, Status
+
+
+@dataclass
+class TrackReport:
+    exercise: str
+    track: str
+    problems: list[str] = field(default_factory=list)  # each fails validation
+    warnings: list[str] = field(default_factory=list)
+    caught: dict[str, list[str]] = field(default_factory=dict)  # wrong file -> tests
+    examples: int = 0
+    hidden: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "exercise": self.exercise,
+            "track": self.track,
+            "ok": self.ok,
+            "examples": self.examples,
+            "hidden": self.hidden,
+            "problems": self.problems,
+            "warnings": self.warnings,
+            "caught": self.caught,
+        }
+
+
+def _failing(result: GradeResult) -> list[str]:
+    return [t.name for t in result.tests if t.status != Status.PASS]
+
+
+def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackReport:
+    report = TrackReport(exercise.slug, track)
+    tr = exercise.track(track)
+    where = tr.folder.relative_to(exercise.folder.parent)
+    for entry in tr.entry_points:
+        if entry not in exercise.statement:
+            report.problems.append(f"{exercise.slug}/statement.md: entry point {entry} is not named")
+    try:
+        assert grader._references is not None
+        reference = grader._references.compute(exercise, track)  # fresh: proves determinism now
+    except DrillError as exc:
+        report.problems.append(str(exc))
+        return report
+    report.examples = len(reference.names(example=True))
+    report.hidden = len(reference.names(example=False))
+    if report.hidden == 0:
+        report.problems.append(f"{where}/tests.py: no hidden tests")
+    for t in reference.tests:
+        if t.hint is not None and t.hint > len(exercise.hints):
+            report.problems.append(
+                f"{where}/tests.py: test {t.name!r} points at hint {t.hint}, "
+                f"but there are {len(exercise.hints)} hints"
+            )
+
+    for mode in ("run", "submit"):
+        result = grader.grade(exercise.slug, track, tr.solution, mode)  # type: ignore[arg-type]
+        if result.status != Status.PASS:
+            failing = "; ".join(f"{t.name}: {t.message}" for t in result.tests if t.status != Status.PASS)
+            report.problems.append(
+                f"{where}/solution.py: the reference does not pass in {mode} mode: "
+                f"{failing or result.message}"
+            )
+
+    starter = grader.grade(exercise.slug, track, tr.starter, "submit")
+    if starter.status == Status.PASS:
+        report.problems.append(f"{where}/starter.py: the starter passes every hidden test")
+
+    caught_any: set[str] = set()
+    for wrong in tr.wrong:
+        result = grader.grade(exercise.slug, track, wrong.code, "submit")
+        failing = _failing(result) if result.tests else ["(did not load)"]
+        name = wrong.path.name
+        report.caught[name] = failing
+        caught_any.update(failing)
+        if result.status == Status.PASS:
+            report.problems.append(
+                f"{where}/wrong/{name}: passes every hidden test, but its bug is: {wrong.bug}"
+            )
+    if len(tr.wrong) == 0:
+        report.warnings.append(f"{where}/wrong/: no known-wrong solutions")
+    for test_name in reference.names(example=False):
+        if tr.wrong and test_name not in caught_any:
+            report.warnings.append(
+                f"{where}/tests.py: hidden test {test_name!r} catches none of the known-wrong solutions"
+            )
+    return report
+
+
+def validate(grader: Grader, slugs: list[str] | None = None) -> list[TrackReport]:
+    exercises = [grader.catalog.get(s) for s in slugs] if slugs else list(grader.catalog)
+    return [validate_track(grader, ex, track) for ex in exercises for track in ex.tracks]

@@ -1,0 +1,225 @@
+"""From what a job sent back to a verdict per test, computed in the server.
+
+Nothing a submission reports is taken as a verdict: a test passes only when its
+observations match the reference's. Every way a run can end (an exception, a timeout,
+a limit, a crash, an early exit, a forged or broken result) has its own clear message.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass
+from typing import Any
+
+from graders.compare import compare
+from graders.harness import wire
+from graders.pool import JobOutcome
+from graders.references import Reference
+from graders.results import GradeResult, Mode, Status, TestResult, truncate_output
+from graders.sandbox import JobLimits
+
+MEMORY_MARKERS = ("can't allocate memory", "DefaultCPUAllocator", "Unable to allocate")
+
+
+@dataclass(frozen=True)
+class Context:
+    exercise: str
+    track: str
+    mode: Mode
+    names: list[str]
+    reference: Reference
+    limits: JobLimits
+
+
+def syntax_error(ctx: Context, exc: SyntaxError) -> GradeResult:
+    line, col = exc.lineno or 0, exc.offset or 0
+    return GradeResult(
+        exercise=ctx.exercise,
+        track=ctx.track,
+        mode=ctx.mode,
+        status=Status.ERROR,
+        message=f"SyntaxError at line {line}, column {col}: {exc.msg}",
+        total=len(ctx.names),
+    )
+
+
+def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
+    base = {"exercise": ctx.exercise, "track": ctx.track, "mode": ctx.mode, "total": len(ctx.names)}
+    duration = round(outcome.elapsed * 1000, 1)
+    if outcome.malformed:
+        return GradeResult(
+            **base,
+            status=Status.ERROR,
+            duration_ms=duration,
+            message=(
+                "the grader could not read your code's result "
+                f"({outcome.malformed}); did your code write to the grader's channel?"
+            ),
+        )
+
+    results: dict[str, TestResult] = {}
+    for frame in outcome.frames:
+        kind = frame.header.get("type")
+        if kind == "load_error":
+            return _load_error(base, frame.header, duration, ctx)
+        if kind == "harness_error":
+            return GradeResult(
+                **base,
+                status=Status.ERROR,
+                duration_ms=duration,
+                message=f"internal grading error: {_text(frame.header.get('message'))}",
+            )
+        if kind == "test":
+            name = frame.header.get("name")
+            if name not in ctx.names or name in results:
+                return GradeResult(
+                    **base,
+                    status=Status.ERROR,
+                    duration_ms=duration,
+                    message=(
+                        "the grader received a result it did not ask for (test "
+                        f"{_text(name)!r}); did your code write to the grader's channel?"
+                    ),
+                )
+            results[name] = _test_result(ctx, frame)
+
+    stop = _stop_reason(ctx, outcome) if len(results) < len(ctx.names) else None
+    tests: list[TestResult] = []
+    for name in ctx.names:
+        if name in results:
+            tests.append(results[name])
+            continue
+        hint = ctx.reference.options(name).hint
+        if stop is not None:
+            tests.append(TestResult(name=name, status=Status.ERROR, message=stop, hint=hint))
+            stop = None  # the first unfinished test carries the reason; the rest did not run
+        else:
+            tests.append(
+                TestResult(
+                    name=name,
+                    status=Status.ERROR,
+                    message="not run: an earlier test stopped the run",
+                    hint=hint,
+                )
+            )
+    passed = sum(t.status == Status.PASS for t in tests)
+    if passed == len(tests) and tests:
+        status, message = Status.PASS, f"{passed}/{len(tests)} tests passed"
+    else:
+        status = Status.FAIL
+        message = f"{passed}/{len(tests)} tests passed"
+    return GradeResult(
+        **base, status=status, message=message, passed=passed, duration_ms=duration, tests=tests
+    )
+
+
+def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
+    h = frame.header
+    name = h["name"]
+    options = ctx.reference.options(name)
+    output = truncate_output(_text(h.get("output")), already_truncated=h.get("output_truncated") is True)
+    duration = h.get("duration_ms") if isinstance(h.get("duration_ms"), int | float) else 0.0
+    common: dict[str, Any] = {"name": name, "hint": options.hint, "duration_ms": duration}
+    status = h.get("status")
+    if status == "ok":
+        try:
+            got = wire.decode_value(h.get("obs"), frame.body)
+        except wire.WireError as exc:
+            return TestResult(
+                **common, status=Status.ERROR, output=output,
+                message=f"the grader could not read this test's result ({exc})",
+            )
+        problem = compare(ctx.reference.observations[name], got, options.tolerance)
+        if problem is None:
+            return TestResult(**common, status=Status.PASS, output=output)
+        return TestResult(**common, status=Status.FAIL, message=problem, output=output)
+    if status == "missing":
+        return TestResult(
+            **common, status=Status.ERROR, output=output,
+            message=f"your code does not define a function named {_text(h.get('message'))}",
+        )
+    if status == "unencodable":
+        call = h.get("last_call")
+        what = f"the value {call} returned" if isinstance(call, str) else "the value observed"
+        return TestResult(
+            **common, status=Status.FAIL, output=output,
+            message=f"{what} cannot be checked: {_text(h.get('message'))}",
+        )
+    if status == "raised":
+        message, traceback = _exception_message(h.get("error"), h.get("last_call"), ctx.limits)
+        if traceback:
+            output = f"{output}\n{traceback}" if output else traceback
+        return TestResult(**common, status=Status.ERROR, message=message, output=output)
+    return TestResult(
+        **common, status=Status.ERROR, output=output,
+        message=f"the grader received an unknown test status {_text(status)!r}",
+    )
+
+
+def _exception_message(error: Any, last_call: Any, limits: JobLimits) -> tuple[str, str]:
+    error = error if isinstance(error, dict) else {}
+    kind = _text(error.get("type")) or "Exception"
+    text = _text(error.get("message"))
+    line = error.get("line")
+    traceback = _text(error.get("traceback"))
+    where = f" (line {line})" if isinstance(line, int) else ""
+    if kind == "MemoryError" or any(m in text for m in MEMORY_MARKERS):
+        return f"memory limit of {limits.memory_mb} MiB exceeded{where}", traceback
+    if kind == "RecursionError":
+        return f"maximum recursion depth exceeded{where}", traceback
+    if kind == "SystemExit":
+        return f"your code called sys.exit({text}){where}; return a value instead", traceback
+    detail = f"{kind}: {text}" if text else kind
+    if error.get("in_learner_code"):
+        return f"your code raised {detail}{where}", traceback
+    if isinstance(last_call, str):
+        return f"the test could not use what {last_call} returned: {detail}", traceback
+    return f"the test failed before calling your code: {detail}", traceback
+
+
+def _load_error(base: dict[str, Any], h: dict[str, Any], duration: float, ctx: Context) -> GradeResult:
+    error = h.get("error") if isinstance(h.get("error"), dict) else {}
+    assert isinstance(error, dict)
+    kind = _text(error.get("type")) or "Exception"
+    if kind == "SyntaxError":
+        message = (
+            f"SyntaxError at line {error.get('line')}, column {error.get('col')}: "
+            f"{_text(error.get('message'))}"
+        )
+    else:
+        message, _ = _exception_message(error, None, ctx.limits)
+        message = message.replace("your code raised", "your code raised, while loading,", 1)
+    return GradeResult(**base, status=Status.ERROR, message=message, duration_ms=duration)
+
+
+def _stop_reason(ctx: Context, outcome: JobOutcome) -> str:
+    """Why the run ended before every test reported."""
+    limits = ctx.limits
+    if outcome.killed_for == "wall":
+        return f"timed out after {limits.wall_seconds:g} s"
+    if outcome.killed_for == "result_size":
+        return f"your result is larger than the limit of {limits.result_bytes // 2**20} MiB"
+    if outcome.worker_lost:
+        return (
+            "the sandbox stopped while running your code "
+            "(did it kill or signal its own process group?)"
+        )
+    code = outcome.exit_code
+    if code is not None and code < 0:
+        sig = -code
+        if sig in (signal.SIGXCPU, signal.SIGKILL) and outcome.cpu_seconds >= limits.cpu_seconds - 0.5:
+            return f"CPU time limit of {limits.cpu_seconds:g} s exceeded"
+        if outcome.maxrss_kb * 1024 >= 0.9 * limits.memory_bytes:
+            return f"memory limit of {limits.memory_mb} MiB exceeded"
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        return f"crashed with {name}"
+    if code == 70:
+        return "internal grading error: the sandbox harness failed"
+    return f"your code ended the process (exit status {code}) before the tests finished"
+
+
+def _text(value: Any) -> str:
+    return value[:4000] if isinstance(value, str) else ""
