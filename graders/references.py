@@ -208,6 +208,8 @@ def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Enco
             results[str(name)] = (h.get("obs"), frame.body)
         elif kind == "done":
             done = True
+        elif kind == "code_loaded":
+            pass
         else:
             error = h.get("error") or {}
             message = h.get("message") or f"{error.get('type')}: {error.get('message')}"

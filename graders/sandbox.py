@@ -50,12 +50,17 @@ class JobLimits:
     def memory_mb(self) -> int:
         return self.memory_bytes // (1024 * 1024)
 
+    @property
+    def raw_output_bytes(self) -> int:
+        """Cap on what fd-level writes may put in a test's output capture."""
+        return max(self.output_bytes * 16, 1024 * 1024)
+
     def for_child(self) -> dict[str, Any]:
         return {
             "cpu_seconds": max(1, round(self.cpu_seconds)),
             "memory_bytes": self.memory_bytes,
             "output_bytes": self.output_bytes,
-            "raw_output_bytes": max(self.output_bytes * 16, 1024 * 1024),
+            "raw_output_bytes": self.raw_output_bytes,
             "result_bytes": self.result_bytes,
             "processes": self.processes,
         }

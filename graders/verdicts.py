@@ -58,6 +58,7 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
         )
 
     results: dict[str, TestResult] = {}
+    code_loaded = False
     for frame in outcome.frames:
         kind = frame.header.get("type")
         if kind == "load_error":
@@ -69,6 +70,8 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
                 duration_ms=duration,
                 message=f"internal grading error: {_text(frame.header.get('message'))}",
             )
+        if kind == "code_loaded":
+            code_loaded = True
         if kind == "test":
             name = frame.header.get("name")
             if name not in ctx.names or name in results:
@@ -84,6 +87,10 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
             results[name] = _test_result(ctx, frame)
 
     stop = _stop_reason(ctx, outcome) if len(results) < len(ctx.names) else None
+    if stop is not None and not code_loaded:
+        return GradeResult(
+            **base, status=Status.ERROR, duration_ms=duration, message=f"{stop} while loading your code"
+        )
     tests: list[TestResult] = []
     for name in ctx.names:
         if name in results:
@@ -165,11 +172,22 @@ def _exception_message(error: Any, last_call: Any, limits: JobLimits) -> tuple[s
     where = f" (line {line})" if isinstance(line, int) else ""
     if kind == "MemoryError" or any(m in text for m in MEMORY_MARKERS):
         return f"memory limit of {limits.memory_mb} MiB exceeded{where}", traceback
+    if kind == "OSError" and "File too large" in text:
+        return (
+            f"output limit exceeded: your code wrote more than {limits.raw_output_bytes // 1024} KiB "
+            f"to stdout/stderr{where}",
+            traceback,
+        )
     if kind == "RecursionError":
         return f"maximum recursion depth exceeded{where}", traceback
     if kind == "SystemExit":
         return f"your code called sys.exit({text}){where}; return a value instead", traceback
     detail = f"{kind}: {text}" if text else kind
+    if kind == "PermissionError" and "Operation not permitted" in text:
+        detail += (
+            " (the sandbox does not allow starting programs or processes, signalling other "
+            "processes or opening network connections)"
+        )
     if error.get("in_learner_code"):
         return f"your code raised {detail}{where}", traceback
     if isinstance(last_call, str):

@@ -94,6 +94,7 @@ class Encoder:
         name = a.dtype.name
         if name not in DTYPES:
             return {"t": "object", "type": f"ndarray of {name}", "repr": ""}
+        self._reserve(a.nbytes)  # before copying: a huge array must not exhaust memory first
         data = _nd_tobytes(_ascontiguous(_nd_astype(a, a.dtype.newbyteorder("<"))))
         offset = self._add(data)
         return {"t": "ndarray", "dtype": name, "shape": list(a.shape), "buf": [offset, len(data)]}
@@ -117,11 +118,14 @@ class Encoder:
             )
             return node
 
+    def _reserve(self, nbytes: int) -> None:
+        if self.size + nbytes > self.max_bytes:
+            raise WireError(f"it takes more than {self.max_bytes // (1024 * 1024)} MiB")
+
     def _add(self, data: bytes) -> int:
+        self._reserve(len(data))
         offset = self.size
         self.size += len(data)
-        if self.size > self.max_bytes:
-            raise WireError(f"it takes more than {self.max_bytes // (1024 * 1024)} MiB")
         self.chunks.append(data)
         return offset
 

@@ -154,6 +154,7 @@ class Job:
             view = view[n:]
 
     def run(self) -> None:
+        self.preloaded = set(sys.modules) | {"solution", "drill_tests"}
         testing.REGISTRY.clear()
         try:
             load_module("drill_tests", self.h["tests_source"], TESTS_FILENAME)
@@ -178,6 +179,7 @@ class Job:
             )
             return
         load_output, _ = self.capture.stop()
+        self.send({"type": "code_loaded"})
 
         names = self.h["tests"] if self.h["tests"] is not None else list(specs)
         for name in names:
@@ -187,7 +189,8 @@ class Job:
                 return
             self.run_test(spec, module, load_output)
             load_output = ""
-        self.send({"type": "done"})
+        # Which modules the job had to import: proof that nothing heavy loads per job.
+        self.send({"type": "done", "imported": sorted(set(sys.modules) - self.preloaded)})
 
     def run_test(self, spec: testing.TestSpec, module: types.ModuleType, prefix: str) -> None:
         scenario = testing.Scenario(module.__dict__, self.h["entry_points"])

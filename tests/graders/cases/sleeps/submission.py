@@ -1,0 +1,5 @@
+import time
+
+
+def double(x):
+    time.sleep(60)

@@ -1,0 +1,3 @@
+def double(x):
+    """Return x with every element doubled."""
+    raise NotImplementedError

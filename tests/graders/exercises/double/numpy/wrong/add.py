@@ -1,0 +1,5 @@
+"""Adds two instead of doubling."""
+
+
+def double(x):
+    return x + 2

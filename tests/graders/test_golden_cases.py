@@ -1,0 +1,57 @@
+"""Golden cases through the real worker path: each folder of ``cases/`` holds a submission
+for the ``double`` test exercise and the verdict it must get (``expected.json``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graders.grading import Grader
+from graders.results import TRUNCATION_MARKER
+
+CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_case(test_grader: Grader, case: Path) -> None:
+    assert test_grader.status is not None and test_grader.status.backend == "bwrap"
+    expected = json.loads((case / "expected.json").read_text())
+    result = test_grader.grade("double", "numpy", (case / "submission.py").read_text(), "submit")
+    got = {
+        "status": result.status.value,
+        "message": result.message,
+        "passed": result.passed,
+        "total": result.total,
+        "tests": [{"name": t.name, "status": t.status.value, "message": t.message} for t in result.tests],
+    }
+    assert got == expected
+
+
+@pytest.mark.sandbox
+def test_tracebacks_show_only_learner_frames(test_grader: Grader) -> None:
+    code = (Path(__file__).parent / "cases" / "exception_line" / "submission.py").read_text()
+    result = test_grader.grade("double", "numpy", code, "submit")
+    output = result.tests[0].output
+    assert 'File "solution.py", line 6, in double' in output
+    assert 'File "solution.py", line 2, in helper' in output
+    assert "graders" not in output and "<tests>" not in output and "harness" not in output
+
+
+@pytest.mark.sandbox
+def test_huge_output_is_truncated_with_a_marker(test_grader: Grader) -> None:
+    code = (Path(__file__).parent / "cases" / "huge_output" / "submission.py").read_text()
+    result = test_grader.grade("double", "numpy", code, "submit")
+    output = result.tests[0].output
+    assert output.endswith(TRUNCATION_MARKER)
+    assert len(output) < 70_000
+
+
+@pytest.mark.sandbox
+def test_the_next_submission_after_each_hostile_case_passes(test_grader: Grader) -> None:
+    good = (Path(__file__).parent / "cases" / "passing" / "submission.py").read_text()
+    for case in ("kill_parent", "segfault", "forged_result", "fork_bomb"):
+        test_grader.grade("double", "numpy", (Path(__file__).parent / "cases" / case / "submission.py").read_text(), "submit")
+        assert test_grader.grade("double", "numpy", good, "submit").status == "pass", case
