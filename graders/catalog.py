@@ -143,7 +143,9 @@ def load_exercise(folder: Path) -> Exercise:
     tracks = {}
     for name, track_meta in meta.tracks.items():
         if name not in TRACKS:
-            raise CatalogError(str(meta_path), f"tracks.{name}: unknown track (use {TRACKS})")
+            raise CatalogError(
+                str(meta_path), f"tracks.{name}: unknown track (use {' or '.join(TRACKS)})"
+            )
         for entry in track_meta.entry_points:
             if not IDENTIFIER.match(entry):
                 raise CatalogError(
@@ -161,7 +163,9 @@ def _load_meta(path: Path) -> ExerciseMeta:
     try:
         return ExerciseMeta.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors()[0]
+        # An unknown (often misspelt) field explains a missing one better than the reverse.
+        errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+        error = errors[0]
         where = ".".join(str(part) for part in error["loc"]) or "(top level)"
         raise CatalogError(str(path), f"{where}: {error['msg']}") from None
 

@@ -19,7 +19,13 @@ import numpy as np
 from graders.harness.wire import ArrayObs, CallsObs, ObjectObs, TensorObs
 
 Reveal = Literal["full", "summary", "none"]
-_KIND_NAMES = {"f": "float", "i": "integer", "u": "unsigned integer", "b": "bool", "c": "complex"}
+_KIND_NAMES = {
+    "f": "a float",
+    "i": "an integer",
+    "u": "an unsigned integer",
+    "b": "a bool",
+    "c": "a complex",
+}
 _MAX_TEXT = 300
 
 
@@ -50,6 +56,10 @@ class _Comparer:
         kind_exp, kind_got = kind_of(exp), kind_of(got)
         if kind_exp != kind_got:
             return f"{path or 'result'}: expected {kind_exp}, got {kind_got}"
+        if not path and not isinstance(exp, dict):
+            path = "result"  # a bare value; a dict's keys name themselves
+        if _is_number(exp):  # before arrays: a NumPy scalar and a float are both numbers
+            return self.number(exp, got, path)
         if isinstance(exp, TensorObs):
             return self.tensor(exp, got, path)
         if isinstance(exp, ArrayObs):
@@ -62,8 +72,6 @@ class _Comparer:
             return self.calls(exp, got, path)
         if isinstance(exp, ObjectObs):
             return None  # same type name (kind_of includes it); values are opaque
-        if _is_number(exp):
-            return self.number(exp, got, path)
         if exp != got:
             return self._differs(path, "value differs", repr(exp), repr(got))
         return None
@@ -75,9 +83,10 @@ class _Comparer:
             return f"{path or 'result'}: expected a dict, got {kind_of(got)}"
         if set(exp) != set(got):
             exp_keys, got_keys = _sorted_keys(exp), _sorted_keys(got)
+            where = path or "result"
             if self.summary:
-                return f"{path}: keys differ — expected {exp_keys}, got {got_keys}"
-            return f"{path}: keys differ — got {got_keys}"
+                return f"{where}: keys differ — expected {exp_keys}, got {got_keys}"
+            return f"{where}: keys differ — got {got_keys}"
         for key in exp:
             inner = key if not path and isinstance(key, str) else f"{path}[{key!r}]"
             problem = self.value(exp[key], got[key], inner)
@@ -147,7 +156,7 @@ class _Comparer:
             return f"{path}: dtype differs — expected {exp_dtype}, got {got_dtype}"
         if _kind(exp.dtype) != _kind(got.dtype):
             return (
-                f"{path}: dtype differs — expected a {_KIND_NAMES.get(_kind(exp.dtype), exp_dtype)} "
+                f"{path}: dtype differs — expected {_KIND_NAMES.get(_kind(exp.dtype), exp_dtype)} "
                 f"array, got {got_dtype}"
             )
         bad = ~self._close(exp, got)
@@ -157,14 +166,16 @@ class _Comparer:
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         index = where[0] if len(where) == 1 else where
         if exp.ndim == 0:
-            return self._differs(path, "value differs", _fmt(exp), _fmt(got))
+            return self._differs(path, "value differs", _fmt(exp, got), _fmt(got, exp))
         if self.full and exp.size <= 12:
-            return f"{path}: values differ — expected {_fmt(exp)}, got {_fmt(got)}"
-        head = f"{path}: values differ at {count} of {exp.size} positions"
+            return f"{path}: values differ — expected {_fmt(exp, got)}, got {_fmt(got, exp)}"
+        noun = "position" if exp.size == 1 else "positions"
+        head = f"{path}: values differ at {count} of {exp.size} {noun}"
         if self.full:
-            return f"{head}; first at {index}: expected {_fmt(exp[where])}, got {_fmt(got[where])}"
+            e, g = exp[where], got[where]
+            return f"{head}; first at {index}: expected {_fmt(e, g)}, got {_fmt(g, e)}"
         if self.summary:
-            return f"{head}; first at {index}: got {_fmt(got[where])}"
+            return f"{head}; first at {index}: got {_fmt(got[where], exp[where])}"
         return f"{path}: values differ"
 
     def _close(self, exp: np.ndarray, got: np.ndarray) -> np.ndarray:
@@ -207,7 +218,9 @@ def kind_of(v: Any) -> str:
     if isinstance(v, TensorObs):
         return "a tensor"
     if isinstance(v, ArrayObs):
-        return "a number" if v.scalar else "an array"
+        if v.scalar:
+            return "a bool" if v.values.dtype.kind == "b" else "a number"
+        return "an array"
     if isinstance(v, CallsObs):
         return "a record of layer calls"
     if isinstance(v, ObjectObs):
@@ -229,7 +242,7 @@ def kind_of(v: Any) -> str:
 
 def _is_number(v: Any) -> bool:
     if isinstance(v, ArrayObs):
-        return v.scalar
+        return v.scalar and v.values.dtype.kind != "b"
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
@@ -247,9 +260,11 @@ def _shape(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def _fmt(a: Any) -> str:
+def _fmt(a: Any, other: Any = None) -> str:
     arr = np.asarray(a)
-    text = np.array2string(arr, precision=6, threshold=12, edgeitems=3, separator=", ")
+    # Enough digits to show a difference: a value 1 ulp off must not print identically.
+    precision = 17 if other is not None and _fmt(a) == _fmt(other) else 6
+    text = np.array2string(arr, precision=precision, threshold=12, edgeitems=3, separator=", ")
     return _clip(text.replace("\n", ""))
 
 

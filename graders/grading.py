@@ -19,7 +19,8 @@ from graders import verdicts
 from graders.catalog import Catalog, Exercise, load_catalog
 from graders.errors import SandboxError, SandboxUnavailable
 from graders.pool import WorkerPool
-from graders.references import Reference, ReferenceStore, job_for
+from graders.jobs import Job, job_for
+from graders.references import Reference, ReferenceStore
 from graders.results import GradeResult, Mode
 from graders.sandbox import (
     GRADERS,
@@ -121,12 +122,12 @@ class Grader:
         with socket.socket() as listener:  # a port of the host the canary must not reach
             listener.bind(("127.0.0.1", 0))
             listener.listen()
-            job = {
+            job = Job({
                 "type": "selfcheck",
                 "secret_paths": [str(p) for p in secrets],
                 "probe_port": listener.getsockname()[1],
                 "limits": self.limits().for_child(),
-            }
+            })
             outcome = pool.run(job, self.limits())
         frames = [f.header for f in outcome.frames if f.header.get("type") == "selfcheck"]
         if not frames:
@@ -223,5 +224,5 @@ class _LazyPool:
     def __init__(self, grader: Grader) -> None:
         self.grader = grader
 
-    def run(self, job: dict[str, Any], limits: JobLimits) -> Any:
+    def run(self, job: Job, limits: JobLimits) -> Any:
         return self.grader.reference_pool().run(job, limits)

@@ -22,6 +22,7 @@ from typing import Any
 
 from graders.errors import PoolBusy, WorkerLost
 from graders.harness import wire
+from graders.jobs import Job
 from graders.sandbox import WORKER_ENV, JobLimits
 
 log = logging.getLogger("drill.pool")
@@ -58,6 +59,7 @@ class WorkerProcess:
         self._stderr_tail: list[str] = []
         self.alive = False
         self.jobs = 0
+        self._owes_exit = False
 
     # --- life cycle ---
 
@@ -147,12 +149,15 @@ class WorkerProcess:
 
     # --- jobs ---
 
-    def run(self, job: dict[str, Any], limits: JobLimits) -> JobOutcome:
+    def run(self, job: Job, limits: JobLimits) -> JobOutcome:
         started = time.monotonic()
         try:
+            if self._owes_exit:  # the previous child's exit report, left for later
+                self._expect_exit(started + KILL_GRACE)
             spare, fds = self._receive(started + 30)
         except WorkerLost as exc:
             log.warning("%s", exc)
+            self.alive = False
             return JobOutcome(worker_lost=True, elapsed=time.monotonic() - started)
         if spare.header.get("type") != "spare" or len(fds) != 2:
             for fd in fds:
@@ -162,87 +167,135 @@ class WorkerProcess:
         job_w, res_r = fds
         self.jobs += 1
         try:
-            return self._exchange(job_w, res_r, wire.pack(job), limits, started)
+            return _Exchange(self, job, limits, started, job_w, res_r).run()
         finally:
             _close(job_w)
             _close(res_r)
 
-    def _exchange(
-        self, job_w: int, res_r: int, job: bytes, limits: JobLimits, started: float
-    ) -> JobOutcome:
-        assert self.ctrl is not None
-        outcome = JobOutcome()
-        pending = memoryview(job)
-        os.set_blocking(job_w, False)
-        received = bytearray()
-        eof = False
-        exit_frame: wire.Frame | None = None
-        deadline = started + limits.wall_seconds
-        while not (eof and exit_frame is not None):
+    def _expect_exit(self, deadline: float) -> wire.Frame:
+        self._owes_exit = False
+        frame, _ = self._receive(deadline)
+        if frame.header.get("type") != "exit":
+            self.alive = False
+            raise WorkerLost(f"{self.name}: protocol error, expected an exit report")
+        return frame
+
+
+class _Exchange:
+    """One job on one worker: send the job, collect result frames, watch the clock.
+
+    The result is complete once the child sent ``done`` after every test it was asked
+    for; the worker's exit report for that child is then collected before the next job,
+    off this job's critical path. Anything less complete waits for the exit report, which
+    tells why the run ended.
+    """
+
+    def __init__(self, worker: WorkerProcess, job: Job, limits: JobLimits, started: float,
+                 job_w: int, res_r: int) -> None:
+        self.worker = worker
+        self.limits = limits
+        self.started = started
+        self.job_w = job_w
+        self.res_r = res_r
+        self.pending = memoryview(wire.pack(job.header, job.body))
+        tests = job.header.get("tests")
+        self.expected = len(tests) if isinstance(tests, list) else None
+        self.outcome = JobOutcome()
+        self.received = b""
+        self.tests_seen = 0
+        self.complete = False
+        self.eof = False
+        self.exit_frame: wire.Frame | None = None
+
+    def run(self) -> JobOutcome:
+        worker, outcome = self.worker, self.outcome
+        assert worker.ctrl is not None
+        os.set_blocking(self.job_w, False)
+        deadline = self.started + self.limits.wall_seconds
+        while not self.complete and not (self.eof and self.exit_frame is not None):
             now = time.monotonic()
             if now >= deadline:
                 if outcome.killed_for is None:
                     outcome.killed_for = "wall"
-                    self._send({"type": "kill"})
+                    worker._send({"type": "kill"})
                     deadline = now + KILL_GRACE
                     continue
-                # The worker did not report back after a kill: it is gone or wedged.
+                # No exit report after a kill: the worker is gone or wedged.
                 outcome.worker_lost = True
-                self.alive = False
+                worker.alive = False
                 break
-            readers: list[Any] = [] if eof else [res_r]
-            if exit_frame is None:
-                readers.append(self.ctrl)
-            writers = [job_w] if pending else []
-            if exit_frame is None and wire.next_frame(self._buffer, CONTROL_MAX_BODY)[0]:
-                ready_r: list[Any] = [self.ctrl]
+            readers: list[Any] = [] if self.eof else [self.res_r]
+            buffered = wire.next_frame(worker._buffer, CONTROL_MAX_BODY)[0] is not None
+            if self.exit_frame is None:
+                readers.append(worker.ctrl)
+            writers = [self.job_w] if self.pending else []
+            if self.exit_frame is None and buffered:
+                ready_r: list[Any] = [worker.ctrl]
                 ready_w: list[Any] = []
             else:
                 ready_r, ready_w, _ = select.select(readers, writers, [], deadline - now)
-            if job_w in ready_w:
+            if self.job_w in ready_w:
+                self._write()
+            if self.res_r in ready_r:
+                self._read()
+            if worker.ctrl in ready_r and self.exit_frame is None:
                 try:
-                    sent = os.write(job_w, pending[:65536])
-                    pending = pending[sent:]
-                except BrokenPipeError:
-                    pending = pending[:0]
-            if res_r in ready_r:
-                chunk = os.read(res_r, 1 << 20)
-                if not chunk:
-                    eof = True
-                else:
-                    received += chunk
-                    if len(received) > limits.result_bytes and outcome.killed_for is None:
-                        outcome.killed_for = "result_size"
-                        self._send({"type": "kill"})
-                        eof = True
-            if self.ctrl in ready_r:
-                try:
-                    frame, _ = self._receive(time.monotonic() + KILL_GRACE)
+                    frame, _ = worker._receive(time.monotonic() + KILL_GRACE)
                 except WorkerLost as exc:
                     log.warning("%s", exc)
                     outcome.worker_lost = True
                     break
-                if frame.header.get("type") == "exit":
-                    exit_frame = frame
-                else:
+                if frame.header.get("type") != "exit":
                     outcome.worker_lost = True
-                    self.alive = False
+                    worker.alive = False
                     break
-        outcome.elapsed = time.monotonic() - started
-        if exit_frame is not None:
-            h = exit_frame.header
+                self.exit_frame = frame
+        if self.complete and self.exit_frame is None:
+            worker._owes_exit = True
+        outcome.elapsed = time.monotonic() - self.started
+        if self.exit_frame is not None:
+            h = self.exit_frame.header
             outcome.exit_code = h.get("code") if isinstance(h.get("code"), int) else None
             outcome.cpu_seconds = float(h.get("cpu_s") or 0.0)
             outcome.maxrss_kb = int(h.get("maxrss_kb") or 0)
-        if outcome.killed_for == "result_size":
-            return outcome
-        try:
-            outcome.frames, rest = wire.split_frames(bytes(received), limits.result_bytes)
-            if rest:
-                outcome.malformed = f"the result ended inside a frame ({len(rest)} bytes left)"
-        except wire.WireError as exc:
-            outcome.malformed = str(exc)
+        if self.received and outcome.malformed is None and outcome.killed_for != "result_size":
+            outcome.malformed = f"the result ended inside a frame ({len(self.received)} bytes left)"
         return outcome
+
+    def _write(self) -> None:
+        try:
+            sent = os.write(self.job_w, self.pending[:65536])
+            self.pending = self.pending[sent:]
+        except BrokenPipeError:
+            self.pending = self.pending[:0]
+
+    def _read(self) -> None:
+        chunk = os.read(self.res_r, 1 << 20)
+        if not chunk:
+            self.eof = True
+            return
+        if self.outcome.malformed or self.outcome.killed_for == "result_size":
+            return  # keep draining so the child is not blocked, but ignore the rest
+        self.received += chunk
+        total = sum(len(f.body) for f in self.outcome.frames) + len(self.received)
+        if total > self.limits.result_bytes:
+            self.outcome.killed_for = "result_size"
+            self.worker._send({"type": "kill"})
+            return
+        try:
+            while True:
+                frame, used = wire.next_frame(self.received, self.limits.result_bytes)
+                if frame is None:
+                    break
+                self.received = self.received[used:]
+                self.outcome.frames.append(frame)
+                kind = frame.header.get("type")
+                self.tests_seen += kind == "test"
+                if kind == "done" and self.expected is not None:
+                    self.complete = self.tests_seen == self.expected
+        except wire.WireError as exc:
+            self.outcome.malformed = str(exc)
+            self.received = b""
 
 
 def _close(fd: int) -> None:
@@ -307,7 +360,7 @@ class WorkerPool:
         with self._lock:
             return sum(1 for w in self._all if w.alive)
 
-    def run(self, job: dict[str, Any], limits: JobLimits, wait: float = 60.0) -> JobOutcome:
+    def run(self, job: Job, limits: JobLimits, wait: float = 60.0) -> JobOutcome:
         """Run one job on the next free worker; replace the worker if it died."""
         try:
             worker = self._idle.get(timeout=wait)

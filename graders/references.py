@@ -22,11 +22,11 @@ from graders.catalog import Exercise
 from graders.compare import Tolerance, compare
 from graders.errors import ReferenceFailure
 from graders.harness import wire
+from graders.jobs import job_for
 from graders.pool import JobOutcome, WorkerPool
 from graders.sandbox import GRADERS, JobLimits
 
 log = logging.getLogger("drill.references")
-FILENAME = "solution.py"
 
 
 class TestOptions(BaseModel):
@@ -80,21 +80,6 @@ def _harness_hash() -> str:
 
 def _library_versions() -> str:
     return ",".join(f"{name}={metadata.version(name)}" for name in ("numpy", "torch"))
-
-
-def job_for(exercise: Exercise, track: str, code: str, tests: list[str] | None,
-            limits: JobLimits) -> dict[str, Any]:
-    """The job header the sandbox runs: code, the tests module, which tests, limits."""
-    tr = exercise.track(track)
-    return {
-        "type": "job",
-        "code": code,
-        "filename": FILENAME,
-        "tests_source": tr.tests,
-        "entry_points": list(tr.entry_points),
-        "tests": tests,
-        "limits": limits.for_child(),
-    }
 
 
 class ReferenceStore:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import linecache
+import marshal
 import os
 import random
 import sys
@@ -29,7 +30,23 @@ try:
 except ImportError:  # pragma: no cover
     torch = None  # type: ignore[assignment]
 
-TESTS_FILENAME = "<tests>"
+TESTS_FILENAME = "<tests>"  # as graders.jobs compiles it
+OWN_MODULES = frozenset({"solution", "drill_tests"})
+# The modules of the warm worker, taken before it forks (see snapshot_modules).
+PRELOADED: frozenset[str] = frozenset()
+
+
+def snapshot_modules() -> None:
+    """Record what the warm worker has imported. Children then count, not copy, the
+    module table: building a set of it would write to thousands of inherited pages."""
+    global PRELOADED
+    PRELOADED = frozenset(sys.modules)
+
+
+def newly_imported() -> list[str]:
+    if len(sys.modules) == len(PRELOADED) + len(OWN_MODULES):
+        return []
+    return sorted(set(sys.modules) - PRELOADED - OWN_MODULES)
 
 
 class BoundedText(io.TextIOBase):
@@ -97,7 +114,9 @@ def seed_everything(name: str) -> None:
     random.seed(seed)
     np.random.seed(seed)
     if torch is not None:
-        torch.manual_seed(seed)
+        # The CPU generator only: torch.manual_seed also queues lazy seeding of every
+        # accelerator backend, recording a stack trace each time (about 1 ms per call).
+        torch.default_generator.manual_seed(seed)
 
 
 def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
@@ -125,21 +144,24 @@ def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
     }
 
 
-def load_module(name: str, source: str, filename: str) -> types.ModuleType:
+def load_module(name: str, code: str | types.CodeType, filename: str) -> types.ModuleType:
     module = types.ModuleType(name)
     module.__file__ = filename
-    # So tracebacks can show the learner's lines.
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    if isinstance(code, str):
+        # So tracebacks can show the learner's lines.
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+        code = compile(code, filename, "exec", dont_inherit=True)
     sys.modules[name] = module
-    exec(compile(source, filename, "exec", dont_inherit=True), module.__dict__)
+    exec(code, module.__dict__)
     return module
 
 
 class Job:
     """Run a decoded job header, writing frames to ``out_fd``."""
 
-    def __init__(self, header: dict[str, Any], out_fd: int) -> None:
+    def __init__(self, header: dict[str, Any], out_fd: int, body: bytes) -> None:
         self.h = header
+        self.tests_code = marshal.loads(body)  # compiled by the server from tests.py
         self.out_fd = out_fd
         self.filename = header["filename"]
         limits = header["limits"]
@@ -154,10 +176,9 @@ class Job:
             view = view[n:]
 
     def run(self) -> None:
-        self.preloaded = set(sys.modules) | {"solution", "drill_tests"}
         testing.REGISTRY.clear()
         try:
-            load_module("drill_tests", self.h["tests_source"], TESTS_FILENAME)
+            load_module("drill_tests", self.tests_code, TESTS_FILENAME)
         except BaseException as exc:
             self.send({"type": "harness_error", "message": f"tests failed to load: {exc!r}"})
             return
@@ -180,6 +201,7 @@ class Job:
             return
         load_output, _ = self.capture.stop()
         self.send({"type": "code_loaded"})
+        self.t_loaded = time.monotonic()
 
         names = self.h["tests"] if self.h["tests"] is not None else list(specs)
         for name in names:
@@ -190,7 +212,7 @@ class Job:
             self.run_test(spec, module, load_output)
             load_output = ""
         # Which modules the job had to import: proof that nothing heavy loads per job.
-        self.send({"type": "done", "imported": sorted(set(sys.modules) - self.preloaded)})
+        self.send({"type": "done", "t": [self.h.get("t_read"), self.h.get("t_confined"), self.t_loaded, time.monotonic()], "imported": newly_imported()})
 
     def run_test(self, spec: testing.TestSpec, module: types.ModuleType, prefix: str) -> None:
         scenario = testing.Scenario(module.__dict__, self.h["entry_points"])
@@ -208,9 +230,13 @@ class Job:
                 frame["obs"] = encoder.value(observations)
                 body = encoder.body
                 frame["status"] = "ok"
-            except (WireError, RecursionError) as exc:
+            except (WireError, RecursionError, TypeError, ValueError) as exc:
                 frame["status"] = "unencodable"
-                frame["message"] = str(exc) if isinstance(exc, WireError) else "too deep"
+                frame["message"] = (
+                    str(exc) if isinstance(exc, WireError)
+                    else "it is nested too deeply" if isinstance(exc, RecursionError)
+                    else f"it holds a value of an unsupported kind ({type(exc).__name__})"
+                )
                 frame["last_call"] = scenario.last_call
         except testing.MissingEntryPoint as exc:
             frame["status"] = "missing"

@@ -117,16 +117,20 @@ def build_filter(own_pid: int) -> bytes:
     return b"".join(prog)
 
 
+_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded once, in the warm worker
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
 def install() -> None:
     """Apply the filter to the calling process (and its threads to come)."""
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = _LIBC
     program = build_filter(os.getpid())
     buf = ctypes.create_string_buffer(program)
 
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    fprog = SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
     pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
     if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")

@@ -31,6 +31,7 @@ MAX_HEADER = 8 * 1024 * 1024
 MAX_DEPTH = 32
 MAX_NODES = 200_000
 MAX_STR = 1024 * 1024
+MAX_DIMENSION = 2**40
 
 # dtypes that may cross the wire; anything else is refused on both sides.
 DTYPES = frozenset(
@@ -202,9 +203,12 @@ class _Decoder:
             if len(keys) != len(values):
                 raise WireError("dict with unequal key and value counts")
             try:
-                return dict(zip(keys, values, strict=True))
+                result = dict(zip(keys, values, strict=True))
             except TypeError:
                 raise WireError("dict key is not hashable") from None
+            if len(result) != len(keys):
+                raise WireError("dict with duplicate keys")
+            return result
         if tag == "ndarray":
             return ArrayObs(self.array(node), scalar=bool(node.get("scalar", False)))
         if tag == "tensor":
@@ -232,7 +236,9 @@ class _Decoder:
         if dtype not in DTYPES:
             raise WireError(f"dtype {dtype!r} is not allowed")
         shape = _list(node.get("shape"))
-        if len(shape) > 32 or not all(isinstance(d, int) and d >= 0 for d in shape):
+        if len(shape) > 32 or not all(
+            type(d) is int and 0 <= d <= MAX_DIMENSION for d in shape
+        ):
             raise WireError("bad array shape")
         buf = _list(node.get("buf"))
         if len(buf) != 2 or not all(isinstance(b, int) and b >= 0 for b in buf):
@@ -244,12 +250,21 @@ class _Decoder:
         if math.prod(shape) * dt.itemsize != length:
             raise WireError("buffer length does not match shape and dtype")
         data = self.body[offset : offset + length]
-        return np.frombuffer(data, dtype=dt.newbyteorder("<")).astype(dt).reshape(shape)
+        try:
+            return np.frombuffer(data, dtype=dt.newbyteorder("<")).astype(dt).reshape(shape)
+        except ValueError as exc:
+            raise WireError(f"bad array: {exc}") from None
 
 
 def decode_value(node: Any, body: bytes) -> Any:
     """Turn an encoded value back into Python data; raise WireError on anything odd."""
-    return _Decoder(body).value(node)
+    try:
+        return _Decoder(body).value(node)
+    except WireError:
+        raise
+    except (TypeError, ValueError, OverflowError, RecursionError, MemoryError) as exc:
+        # Belt and braces: whatever slipped past the checks is still a rejected frame.
+        raise WireError(f"malformed value: {type(exc).__name__}") from None
 
 
 def _list(v: Any) -> list[Any]:

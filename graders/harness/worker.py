@@ -19,6 +19,7 @@ reach neither the server's control channel nor the worker's state.
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import resource
 import select
@@ -27,7 +28,7 @@ import socket
 import sys
 from typing import Any
 
-from graders.harness import wire
+from graders.harness import runner, wire
 
 MAX_JOB = 4 * 1024 * 1024
 
@@ -100,6 +101,7 @@ class Worker:
                     "killed": killed,
                     "cpu_s": usage.ru_utime + usage.ru_stime,
                     "maxrss_kb": usage.ru_maxrss,
+                    "t_exit": __import__("time").monotonic(),
                 }
             )
 
@@ -176,7 +178,11 @@ def child_main(job_r: int, res_w: int, sandboxed: bool) -> None:  # pragma: no c
         if frame is None:
             os._exit(0)
         header = frame.header
+        import time as _t
+        t_read = _t.monotonic()
         confine(header["limits"], keep=res_w)
+        header["t_read"] = t_read
+        header["t_confined"] = _t.monotonic()
         if header.get("type") == "selfcheck":
             from graders.harness.selfcheck import run_selfcheck
 
@@ -184,7 +190,7 @@ def child_main(job_r: int, res_w: int, sandboxed: bool) -> None:  # pragma: no c
         else:
             from graders.harness.runner import Job
 
-            Job(header, res_w).run()
+            Job(header, res_w, frame.body).run()
     except BaseException as exc:  # the harness failed, not the learner
         try:
             os.write(res_w, wire.pack({"type": "harness_error", "message": repr(exc)[:2000]}))
@@ -240,5 +246,10 @@ def main(argv: list[str]) -> None:
     ctrl = socket.socket(fileno=ctrl_fd)
     worker = Worker(ctrl, sandboxed=backend == "bwrap")
     versions = warm_up()
+    # Move everything imported so far out of the collector's reach: a child's garbage
+    # collections then neither walk nor touch (and copy) the inherited heap.
+    gc.collect()
+    gc.freeze()
+    runner.snapshot_modules()
     worker.send({"type": "ready", "pid": os.getpid(), "versions": versions})
     worker.serve()

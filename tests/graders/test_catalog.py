@@ -1,0 +1,298 @@
+"""Exercise packages: the seed catalog, content hashing and malformed packages."""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from graders.catalog import content_hash, load_catalog, load_exercise
+from graders.errors import CatalogError, UnknownExercise
+from graders.settings import ROOT
+
+SEED = ROOT / "exercises"
+DOUBLE = Path(__file__).parent / "exercises" / "double"
+
+SEED_TRACKS = {
+    "gradient-checkpointing": {
+        "numpy": ("checkpoint_forward", "checkpoint_recompute"),
+        "torch": ("checkpoint_forward", "checkpoint_recompute"),
+    },
+    "checkpointing-layer-stack": {"torch": ("forward_with_checkpointing",)},
+}
+
+
+@pytest.fixture(scope="module")
+def seed():
+    return load_catalog(SEED)
+
+
+@pytest.fixture
+def exercises(tmp_path: Path) -> Path:
+    """An exercises folder holding a fresh copy of the ``double`` test package."""
+    folder = tmp_path / "exercises"
+    shutil.copytree(DOUBLE, folder / "double", ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+# --- the seed catalog ---------------------------------------------------------------
+
+
+def test_seed_catalog_holds_both_exercises(seed):
+    assert sorted(seed.exercises) == sorted(SEED_TRACKS)
+    assert [e.slug for e in seed] == sorted(SEED_TRACKS)
+
+
+@pytest.mark.parametrize("slug", sorted(SEED_TRACKS))
+def test_seed_exercise(seed, slug):
+    exercise = seed.get(slug)
+    assert exercise.folder == SEED / slug
+    assert exercise.meta.title and exercise.meta.summary
+    assert exercise.statement.strip()
+    assert len(exercise.hints) >= 3
+    assert all(h.strip() for h in exercise.hints)
+    assert {name: t.entry_points for name, t in exercise.tracks.items()} == SEED_TRACKS[slug]
+    assert exercise.version == content_hash(SEED / slug)
+    for name, track in exercise.tracks.items():
+        assert exercise.track(name) is track
+        assert track.folder == SEED / slug / name
+        for entry in track.entry_points:
+            assert entry in exercise.statement
+            assert f"def {entry}(" in track.solution
+
+
+@pytest.mark.parametrize(
+    ("slug", "track"),
+    [(slug, track) for slug, tracks in sorted(SEED_TRACKS.items()) for track in sorted(tracks)],
+    ids=[f"{slug}-{track}" for slug, tracks in sorted(SEED_TRACKS.items()) for track in tracks],
+)
+def test_seed_wrong_solutions(seed, slug, track):
+    wrong = seed.get(slug).track(track).wrong
+    files = sorted((SEED / slug / track / "wrong").glob("*.py"))
+    assert len(wrong) >= 5
+    assert [w.path for w in wrong] == files
+    for solution in wrong:
+        assert solution.code == solution.path.read_text()
+        docstring = ast.get_docstring(ast.parse(solution.code))
+        assert docstring
+        assert solution.bug == docstring.strip().splitlines()[0]
+        assert solution.bug.strip()
+
+
+def test_get_unknown_slug(seed):
+    with pytest.raises(UnknownExercise, match="no exercise 'no-such-exercise'"):
+        seed.get("no-such-exercise")
+
+
+def test_unknown_track(seed):
+    with pytest.raises(UnknownExercise, match="has no track 'numpy'"):
+        seed.get("checkpointing-layer-stack").track("numpy")
+
+
+def test_exercises_folder_missing(tmp_path):
+    missing = tmp_path / "nowhere"
+    with pytest.raises(CatalogError) as info:
+        load_catalog(missing)
+    assert info.value.path == str(missing)
+    assert "does not exist" in str(info.value)
+
+
+def test_skips_hidden_and_private_folders_and_files(exercises):
+    (exercises / ".git").mkdir()
+    (exercises / "_drafts").mkdir()
+    (exercises / "_drafts" / "exercise.toml").write_text("not toml at all [")
+    (exercises / "README.md").write_text("the exercises")
+    assert list(load_catalog(exercises).exercises) == ["double"]
+
+
+def test_the_copy_of_double_loads(exercises):
+    exercise = load_catalog(exercises).get("double")
+    assert exercise.tracks["numpy"].entry_points == ("double",)
+    assert exercise.hints == ("Multiply by two.",)
+    assert [w.bug for w in exercise.tracks["numpy"].wrong] == ["Adds two instead of doubling."]
+    assert exercise.meta.limits.memory_mb == 512
+
+
+# --- content hash -------------------------------------------------------------------
+
+DOUBLE_FILES = sorted(
+    p.relative_to(DOUBLE).as_posix()
+    for p in DOUBLE.rglob("*")
+    if p.is_file() and "__pycache__" not in p.parts
+)
+
+
+def test_hash_depends_on_content_not_location(exercises, tmp_path):
+    other = tmp_path / "elsewhere" / "double"
+    shutil.copytree(exercises / "double", other)
+    assert content_hash(other) == content_hash(exercises / "double")
+    assert load_exercise(other).version == content_hash(other)
+
+
+@pytest.mark.parametrize("name", DOUBLE_FILES)
+def test_hash_changes_when_a_file_changes(exercises, name):
+    package = exercises / "double"
+    before = content_hash(package)
+    path = package / name
+    original = path.read_bytes()
+    path.write_bytes(original + b"\n")
+    assert content_hash(package) != before
+    path.write_bytes(original)
+    assert content_hash(package) == before
+
+
+def test_hash_ignores_timestamps_pycache_and_empty_folders(exercises):
+    package = exercises / "double"
+    before = content_hash(package)
+    os.utime(package / "numpy" / "solution.py", (1, 1))
+    (package / "numpy" / "__pycache__").mkdir()
+    (package / "numpy" / "__pycache__" / "solution.cpython-311.pyc").write_bytes(b"\x00")
+    (package / "empty").mkdir()
+    assert content_hash(package) == before
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["add-file", "rename-file", "move-content"],
+)
+def test_hash_changes_with_the_file_set(exercises, change):
+    package = exercises / "double"
+    before = content_hash(package)
+    if change == "add-file":
+        (package / "hints" / "2.md").write_text("Use `*`.")
+    elif change == "rename-file":
+        (package / "numpy" / "wrong" / "add.py").rename(package / "numpy" / "wrong" / "plus.py")
+    else:  # the same bytes, split differently between two files
+        (package / "hints" / "1.md").write_text("Multiply by")
+        (package / "statement.md").write_text((package / "statement.md").read_text() + " two.")
+    assert content_hash(package) != before
+
+
+# --- malformed packages -------------------------------------------------------------
+
+
+def edit(rel: str, old: str, new: str):
+    def apply(package: Path) -> Path:
+        path = package / rel
+        text = path.read_text()
+        assert old in text, f"{old!r} not in {rel}"
+        path.write_text(text.replace(old, new, 1))
+        return package
+
+    return apply
+
+
+def write(rel: str, data: str | bytes):
+    def apply(package: Path) -> Path:
+        path = package / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(data, bytes):
+            path.write_bytes(data)
+        else:
+            path.write_text(data)
+        return package
+
+    return apply
+
+
+def remove(rel: str):
+    def apply(package: Path) -> Path:
+        path = package / rel
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+        return package
+
+    return apply
+
+
+def rename_package(name: str):
+    def apply(package: Path) -> Path:
+        return package.rename(package.with_name(name))
+
+    return apply
+
+
+MALFORMED = [
+    # (id, break the package, the file at fault relative to the package, the problem)
+    ("invalid-toml", write("exercise.toml", 'title = "Double\n'), "exercise.toml",
+     "not valid TOML"),
+    ("missing-title", edit("exercise.toml", 'title = "Double"\n', ""), "exercise.toml",
+     "title: Field required"),
+    ("empty-title", edit("exercise.toml", 'title = "Double"', 'title = ""'), "exercise.toml",
+     "title: String should have at least 1 character"),
+    ("difficulty-impossible", edit("exercise.toml", '"easy"', '"impossible"'), "exercise.toml",
+     "difficulty: Input should be 'easy', 'medium' or 'hard'"),
+    ("unknown-field", edit("exercise.toml", 'title =', 'author = "me"\ntitle ='),
+     "exercise.toml", "author: Extra inputs are not permitted"),
+    ("unknown-track-field", edit("exercise.toml", "entry_points", "timeout = 3\nentry_points"),
+     "exercise.toml", "tracks.numpy.timeout: Extra inputs are not permitted"),
+    ("no-entry-points", edit("exercise.toml", '["double"]', "[]"), "exercise.toml",
+     "tracks.numpy.entry_points: List should have at least 1 item"),
+    ("entry-point-not-a-name", edit("exercise.toml", '["double"]', '["double-it"]'),
+     "exercise.toml", "tracks.numpy.entry_points: 'double-it' is not a name"),
+    ("limit-out-of-range", edit("exercise.toml", "memory_mb = 512", "memory_mb = 8"),
+     "exercise.toml", "limits.memory_mb: Input should be greater than or equal to 64"),
+    ("unknown-track", edit("exercise.toml", "[tracks.numpy]", "[tracks.jax]"), "exercise.toml",
+     "tracks.jax: unknown track"),
+    ("exercise-toml-missing", remove("exercise.toml"), "exercise.toml", "file is missing"),
+    ("track-folder-missing", remove("numpy"), "numpy",
+     "tracks.numpy is declared but its folder is missing"),
+    ("declared-track-folder-missing",
+     edit("exercise.toml", "[limits]", '[tracks.torch]\nentry_points = ["double"]\n\n[limits]'),
+     "torch", "tracks.torch is declared but its folder is missing"),
+    ("solution-missing", remove("numpy/solution.py"), "numpy/solution.py", "file is missing"),
+    ("starter-missing", remove("numpy/starter.py"), "numpy/starter.py", "file is missing"),
+    ("tests-missing", remove("numpy/tests.py"), "numpy/tests.py", "file is missing"),
+    ("entry-point-not-defined", edit("numpy/solution.py", "def double(", "def triple("),
+     "numpy/solution.py", "entry point double is not defined"),
+    ("entry-point-only-nested", write("numpy/solution.py", "class A:\n    def double(x): ...\n"),
+     "numpy/solution.py", "entry point double is not defined"),
+    ("syntax-error-in-tests", edit("numpy/tests.py", "def short(t):", "def short(t)"),
+     "numpy/tests.py", "syntax error at line 9"),
+    ("syntax-error-in-solution", write("numpy/solution.py", "def double(x:\n"),
+     "numpy/solution.py", "syntax error at line 1"),
+    ("syntax-error-in-wrong", write("numpy/wrong/broken.py", '"""Broken."""\nreturn = 1\n'),
+     "numpy/wrong/broken.py", "syntax error at line 2"),
+    ("wrong-without-docstring", write("numpy/wrong/bare.py", "def double(x):\n    return x\n"),
+     "numpy/wrong/bare.py", "must open with a docstring naming its bug"),
+    ("wrong-with-blank-docstring", write("numpy/wrong/blank.py", '"""   """\n'),
+     "numpy/wrong/blank.py", "must open with a docstring naming its bug"),
+    ("hints-1-and-3", write("hints/3.md", "Third."), "hints/3.md", "expected 2.md"),
+    ("hint-not-numbered", write("hints/extra.md", "More."), "hints/extra.md", "expected 2.md"),
+    ("no-hints-folder", remove("hints"), "hints", "missing hints folder"),
+    ("empty-hints-folder", remove("hints/1.md"), "hints", "no hints"),
+    ("empty-hint", write("hints/1.md", "  \n"), "hints/1.md", "hint is empty"),
+    ("statement-missing", remove("statement.md"), "statement.md", "file is missing"),
+    ("folder-not-a-slug", rename_package("Double_It"), "", "folder name must be a slug"),
+    ("folder-trailing-dash", rename_package("double-"), "", "folder name must be a slug"),
+    ("non-utf8-statement", write("statement.md", b"# Double\n\xff\xfe\n"), "statement.md",
+     "file is not UTF-8"),
+    ("non-utf8-toml", write("exercise.toml", b'title = "\xe9"\n'), "exercise.toml",
+     "file is not UTF-8"),
+    ("non-utf8-hint", write("hints/1.md", b"\x80"), "hints/1.md", "file is not UTF-8"),
+    ("non-utf8-solution", write("numpy/solution.py", b"# \xff\ndef double(x): ...\n"),
+     "numpy/solution.py", "file is not UTF-8"),
+    ("non-utf8-wrong", write("numpy/wrong/add.py", b'"""\xff"""\n'), "numpy/wrong/add.py",
+     "file is not UTF-8"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("breaks", "fault", "problem"),
+    [case[1:] for case in MALFORMED],
+    ids=[case[0] for case in MALFORMED],
+)
+def test_malformed_package(exercises, breaks, fault, problem):
+    package = breaks(exercises / "double")
+    at_fault = str(package / fault) if fault else str(package)
+    with pytest.raises(CatalogError) as info:
+        load_catalog(exercises)
+    assert info.value.path == at_fault
+    assert problem in info.value.problem
+    assert str(info.value).startswith(f"{at_fault}: ")
+    assert problem in str(info.value)
