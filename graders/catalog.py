@@ -19,6 +19,7 @@ import ast
 import hashlib
 import re
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -107,7 +108,7 @@ class Catalog:
         except KeyError:
             raise UnknownExercise(f"no exercise {slug!r}") from None
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Exercise]:
         return iter(self.exercises.values())
 
 
@@ -177,7 +178,9 @@ def _load_hints(folder: Path) -> tuple[str, ...]:
     hints = []
     for number, path in enumerate(files, start=1):
         if path.stem != str(number):
-            raise CatalogError(str(path), f"hints must be numbered 1.md, 2.md, ...; expected {number}.md")
+            raise CatalogError(
+                str(path), f"hints must be numbered 1.md, 2.md, ...; expected {number}.md"
+            )
         text = _read(path).strip()
         if not text:
             raise CatalogError(str(path), "hint is empty")
@@ -204,7 +207,9 @@ def _load_track(folder: Path, name: str, entry_points: tuple[str, ...]) -> Track
         code = _python(path)
         doc = ast.get_docstring(ast.parse(code))
         if not doc or not doc.strip():
-            raise CatalogError(str(path), "a known-wrong solution must open with a docstring naming its bug")
+            raise CatalogError(
+                str(path), "a known-wrong solution must open with a docstring naming its bug"
+            )
         wrong.append(WrongSolution(path, doc.strip().splitlines()[0], code))
     return Track(name, entry_points, starter, solution, tests, tuple(wrong), folder)
 

@@ -7,16 +7,22 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graders.errors import DrillError, UnknownExercise
 from graders.results import GradeResult, Status
 from graders.settings import get_settings
 
+if TYPE_CHECKING:
+    from graders.grading import Grader
+
 SYMBOLS = {Status.PASS: "PASS", Status.FAIL: "FAIL", Status.ERROR: "ERROR"}
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="drill", description="Drill: graded NumPy and PyTorch exercises")
+    parser = argparse.ArgumentParser(
+        prog="drill", description="Drill: graded NumPy and PyTorch exercises"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     grade = sub.add_parser("grade", help="grade a file the way the service does")
@@ -58,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def _grader():  # type: ignore[no-untyped-def]
+def _grader() -> Grader:
     from graders.grading import Grader
 
     return Grader(get_settings())
@@ -110,7 +116,9 @@ def _validate(args: argparse.Namespace) -> int:
     else:
         for r in reports:
             head = "ok  " if r.ok else "FAIL"
-            print(f"{head} {r.exercise} [{r.track}]: {r.examples} examples, {r.hidden} hidden tests")
+            print(
+                f"{head} {r.exercise} [{r.track}]: {r.examples} examples, {r.hidden} hidden tests"
+            )
             for name, tests in r.caught.items():
                 print(f"       wrong/{name} caught by: {', '.join(tests) or 'NOTHING'}")
             for w in r.warnings:
@@ -127,15 +135,23 @@ def _list(args: argparse.Namespace) -> int:
 
     catalog = load_catalog(get_settings().exercises_dir)
     rows = [
-        {"slug": e.slug, "title": e.meta.title, "section": e.meta.section,
-         "difficulty": e.meta.difficulty, "tracks": list(e.tracks)}
+        {
+            "slug": e.slug,
+            "title": e.meta.title,
+            "section": e.meta.section,
+            "difficulty": e.meta.difficulty,
+            "tracks": list(e.tracks),
+        }
         for e in catalog
     ]
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
         for row in rows:
-            print(f"{row['slug']:32} {row['difficulty']:7} {','.join(row['tracks']):12} {row['title']}")
+            print(
+                f"{row['slug']:32} {row['difficulty']:7} "
+                f"{','.join(row['tracks']):12} {row['title']}"
+            )
     return 0
 
 

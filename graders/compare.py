@@ -112,7 +112,9 @@ class _Comparer:
         if not exp.layers:
             return f"{path}: {ran} ran; no layer should run"
         if sorted(exp.layers) == sorted(got.layers):
-            return f"{path}: layers ran in the order {_seq(got.layers)}; expected {_seq(exp.layers)}"
+            return (
+                f"{path}: layers ran in the order {_seq(got.layers)}; expected {_seq(exp.layers)}"
+            )
         if len(set(exp.layers)) == len(exp.layers) and len(set(got.layers)) == len(got.layers):
             only = "only " if set(exp.layers) < set(got.layers) else ""
             return f"{path}: {ran} ran; {only}{_layers(exp.layers)} should run"
@@ -127,7 +129,10 @@ class _Comparer:
         if problem:
             return problem
         if exp.requires_grad != got.requires_grad:
-            return f"{path}: requires_grad differs — expected {exp.requires_grad}, got {got.requires_grad}"
+            return (
+                f"{path}: requires_grad differs — expected {exp.requires_grad}, "
+                f"got {got.requires_grad}"
+            )
         if (exp.grad_fn is None) != (got.grad_fn is None):
             if exp.grad_fn is None:
                 return (
@@ -198,7 +203,9 @@ class _Comparer:
             same = e == g and isinstance(e, bool) == isinstance(g, bool)
         elif isinstance(e, float) or isinstance(g, float):
             with np.errstate(all="ignore"):
-                same = bool(np.isclose(g, e, rtol=self.tol.rtol, atol=self.tol.atol, equal_nan=True))
+                same = bool(
+                    np.isclose(g, e, rtol=self.tol.rtol, atol=self.tol.atol, equal_nan=True)
+                )
         else:
             same = e == g
         return None if same else self._differs(path, "value differs", repr(e), repr(g))

@@ -13,13 +13,14 @@ import socket
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from graders import verdicts
 from graders.catalog import Catalog, Exercise, load_catalog
 from graders.errors import SandboxError, SandboxUnavailable
-from graders.pool import WorkerPool
 from graders.jobs import Job, job_for
+from graders.pool import JobOutcome, WorkerPool
 from graders.references import Reference, ReferenceStore
 from graders.results import GradeResult, Mode
 from graders.sandbox import (
@@ -95,7 +96,9 @@ class Grader:
             bwrap = find_bwrap(s.bwrap_path)
             reason = bwrap_works(bwrap) if bwrap else "bubblewrap (bwrap) is not installed"
             if reason is None:
-                pool = WorkerPool(self._command("bwrap"), s.workers, "learner", s.worker_start_timeout)
+                pool = WorkerPool(
+                    self._command("bwrap"), s.workers, "learner", s.worker_start_timeout
+                )
                 try:
                     pool.start()
                     reason = self.selfcheck(pool)
@@ -106,7 +109,9 @@ class Grader:
                     return pool, SandboxStatus("bwrap", None)
                 pool.close()
             if s.sandbox == "bwrap":
-                raise SandboxUnavailable(f"DRILL_SANDBOX=bwrap but the sandbox is unusable: {reason}")
+                raise SandboxUnavailable(
+                    f"DRILL_SANDBOX=bwrap but the sandbox is unusable: {reason}"
+                )
         warning = PROCESS_WARNING + (f" (bubblewrap: {reason})" if reason else "")
         log.warning(warning)
         pool = WorkerPool(self._command("process"), s.workers, "learner", s.worker_start_timeout)
@@ -116,18 +121,25 @@ class Grader:
     def selfcheck(self, pool: WorkerPool) -> str | None:
         """Run the canary job; return what it could reach that it must not, or None."""
         s = self.settings
-        secrets = [s.exercises_dir, s.var_dir, GRADERS / "catalog.py", GRADERS.parent / "app"]
+        secrets: list[str | Path] = [
+            s.exercises_dir,
+            s.var_dir,
+            GRADERS / "catalog.py",
+            GRADERS.parent / "app",
+        ]
         if s.database_url.startswith("sqlite:///"):
             secrets.append(s.database_url.removeprefix("sqlite:///"))
         with socket.socket() as listener:  # a port of the host the canary must not reach
             listener.bind(("127.0.0.1", 0))
             listener.listen()
-            job = Job({
-                "type": "selfcheck",
-                "secret_paths": [str(p) for p in secrets],
-                "probe_port": listener.getsockname()[1],
-                "limits": self.limits().for_child(),
-            })
+            job = Job(
+                {
+                    "type": "selfcheck",
+                    "secret_paths": [str(p) for p in secrets],
+                    "probe_port": listener.getsockname()[1],
+                    "limits": self.limits().for_child(),
+                }
+            )
             outcome = pool.run(job, self.limits())
         frames = [f.header for f in outcome.frames if f.header.get("type") == "selfcheck"]
         if not frames:
@@ -138,7 +150,11 @@ class Grader:
             *(f"can see {p}" for p in report.get("visible_paths", [])),
             *(f"can write to {p}" for p in report.get("writable", [])),
             *(f"can reach the network ({n})" for n in report.get("network", [])),
-            *(f"environment has {v}" for v in report.get("environment", []) if v not in allowed_env),
+            *(
+                f"environment has {v}"
+                for v in report.get("environment", [])
+                if v not in allowed_env
+            ),
         ]
         if report.get("uid") == 0:
             problems.append("runs as root")
@@ -160,8 +176,14 @@ class Grader:
 
     def reference_limits(self) -> JobLimits:
         base = self.limits()
-        return JobLimits(30, 120, max(base.memory_bytes, 2 * 2**30), base.output_bytes,
-                         base.result_bytes, base.processes)
+        return JobLimits(
+            30,
+            120,
+            max(base.memory_bytes, 2 * 2**30),
+            base.output_bytes,
+            base.result_bytes,
+            base.processes,
+        )
 
     # --- references ---
 
@@ -169,8 +191,12 @@ class Grader:
         with self._reference_lock:
             if self._reference_pool is None:
                 assert self.status is not None, "start() first"
-                pool = WorkerPool(self._command(self.status.backend), 1, "reference",
-                                  self.settings.worker_start_timeout)
+                pool = WorkerPool(
+                    self._command(self.status.backend),
+                    1,
+                    "reference",
+                    self.settings.worker_start_timeout,
+                )
                 pool.start()
                 self._reference_pool = pool
             self._schedule_reference_shutdown()
@@ -224,5 +250,5 @@ class _LazyPool:
     def __init__(self, grader: Grader) -> None:
         self.grader = grader
 
-    def run(self, job: Job, limits: JobLimits) -> Any:
+    def run(self, job: Job, limits: JobLimits) -> JobOutcome:
         return self.grader.reference_pool().run(job, limits)

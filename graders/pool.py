@@ -6,6 +6,7 @@ worker that dies is replaced in the background while the others keep serving.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
@@ -190,8 +191,15 @@ class _Exchange:
     tells why the run ended.
     """
 
-    def __init__(self, worker: WorkerProcess, job: Job, limits: JobLimits, started: float,
-                 job_w: int, res_r: int) -> None:
+    def __init__(
+        self,
+        worker: WorkerProcess,
+        job: Job,
+        limits: JobLimits,
+        started: float,
+        job_w: int,
+        res_r: int,
+    ) -> None:
         self.worker = worker
         self.limits = limits
         self.started = started
@@ -299,17 +307,20 @@ class _Exchange:
 
 
 def _close(fd: int) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.close(fd)
-    except OSError:
-        pass
 
 
 class WorkerPool:
     """A fixed number of warm workers, each running one job at a time."""
 
-    def __init__(self, command: Callable[[int], list[str]], size: int, name: str,
-                 start_timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        command: Callable[[int], list[str]],
+        size: int,
+        name: str,
+        start_timeout: float = 120.0,
+    ) -> None:
         self.command = command
         self.size = size
         self.name = name
@@ -379,7 +390,9 @@ class WorkerPool:
         return outcome
 
     def _retire(self, worker: WorkerProcess) -> None:
-        log.warning("%s worker lost (%s); starting a replacement", self.name, worker.describe_death())
+        log.warning(
+            "%s worker lost (%s); starting a replacement", self.name, worker.describe_death()
+        )
         worker.stop()
         with self._lock:
             self._all.discard(worker)

@@ -11,10 +11,9 @@ import json
 import logging
 import os
 import threading
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -22,8 +21,8 @@ from graders.catalog import Exercise
 from graders.compare import Tolerance, compare
 from graders.errors import ReferenceFailure
 from graders.harness import wire
-from graders.jobs import job_for
-from graders.pool import JobOutcome, WorkerPool
+from graders.jobs import Job, job_for
+from graders.pool import JobOutcome
 from graders.sandbox import GRADERS, JobLimits
 
 log = logging.getLogger("drill.references")
@@ -50,19 +49,14 @@ class TestOptions(BaseModel):
 Encoded = dict[str, tuple[Any, bytes]]  # test name -> (value node, body) as on the wire
 
 
-@dataclass(frozen=True)
 class Reference:
-    key: str
-    tests: list[TestOptions]
-    encoded: Encoded
+    """The reference's test options and observations for one track version."""
 
-    @property
-    def observations(self) -> dict[str, Any]:
-        return self._decoded
-
-    def __post_init__(self) -> None:
-        decoded = {name: wire.decode_value(n, b) for name, (n, b) in self.encoded.items()}
-        object.__setattr__(self, "_decoded", decoded)
+    def __init__(self, key: str, tests: list[TestOptions], encoded: Encoded) -> None:
+        self.key = key
+        self.tests = tests
+        self.encoded = encoded  # kept for the disk cache
+        self.observations = {n: wire.decode_value(node, b) for n, (node, b) in encoded.items()}
 
     def names(self, example: bool) -> list[str]:
         return [t.name for t in self.tests if t.example == example]
@@ -82,10 +76,14 @@ def _library_versions() -> str:
     return ",".join(f"{name}={metadata.version(name)}" for name in ("numpy", "torch"))
 
 
+class JobRunner(Protocol):
+    def run(self, job: Job, limits: JobLimits) -> JobOutcome: ...
+
+
 class ReferenceStore:
     """Reference observations per (exercise version, track), memoised and on disk."""
 
-    def __init__(self, cache_dir: Path, pool: WorkerPool, limits: JobLimits) -> None:
+    def __init__(self, cache_dir: Path, pool: JobRunner, limits: JobLimits) -> None:
         self.cache_dir = cache_dir
         self.pool = pool
         self.limits = limits
@@ -189,7 +187,9 @@ def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Enco
                 error = h.get("error") or {}
                 detail = h.get("message") or f"{error.get('type')}: {error.get('message')}"
                 tb = error.get("traceback") or ""
-                raise ReferenceFailure(f"{where}: the reference fails test {name!r}: {detail}\n{tb}")
+                raise ReferenceFailure(
+                    f"{where}: the reference fails test {name!r}: {detail}\n{tb}"
+                )
             results[str(name)] = (h.get("obs"), frame.body)
         elif kind == "done":
             done = True

@@ -34,7 +34,10 @@ WORKER_ENV = {
     "HOME": "/nonexistent",
     "PATH": "/usr/bin:/bin",
 }
-BOOT = "import sys; sys.path.insert(0, sys.argv[1]); import graders.harness.worker as w; w.main(sys.argv[2:])"
+BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "import graders.harness.worker as w; w.main(sys.argv[2:])"
+)
 
 
 @dataclass(frozen=True)
@@ -92,19 +95,39 @@ def worker_command(backend: Backend, ctrl_fd: int, bwrap: str | None = None) -> 
         "--die-with-parent",
         "--new-session",
         "--clearenv",
-        "--uid", "65534",
-        "--gid", "65534",
-        "--cap-drop", "ALL",
-        "--hostname", "sandbox",
-        "--ro-bind", "/usr", "/usr",
-        "--symlink", "usr/lib", "/lib",
-        "--symlink", "usr/lib64", "/lib64",
-        "--symlink", "usr/bin", "/bin",
-        "--proc", "/proc",
-        "--dev", "/dev",
+        "--uid",
+        "65534",
+        "--gid",
+        "65534",
+        "--cap-drop",
+        "ALL",
+        "--hostname",
+        "sandbox",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--symlink",
+        "usr/lib",
+        "/lib",
+        "--symlink",
+        "usr/lib64",
+        "/lib64",
+        "--symlink",
+        "usr/bin",
+        "/bin",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
         # Empty, read-only scratch folders: nothing can be planted for the next job.
-        "--tmpfs", "/dev/shm", "--remount-ro", "/dev/shm",
-        "--tmpfs", "/tmp", "--remount-ro", "/tmp",
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
+        "/dev/shm",
+        "--tmpfs",
+        "/tmp",
+        "--remount-ro",
+        "/tmp",
     ]
     for name, value in WORKER_ENV.items():
         args += ["--setenv", name, value]

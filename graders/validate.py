@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from graders.catalog import Exercise
 from graders.errors import DrillError
 from graders.grading import Grader
-from graders.results import GradeResult, Status
+from graders.results import GradeResult, Mode, Status
 
 
 @dataclass
@@ -52,7 +52,9 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
     where = tr.folder.relative_to(exercise.folder.parent)
     for entry in tr.entry_points:
         if entry not in exercise.statement:
-            report.problems.append(f"{exercise.slug}/statement.md: entry point {entry} is not named")
+            report.problems.append(
+                f"{exercise.slug}/statement.md: entry point {entry} is not named"
+            )
     try:
         assert grader._references is not None
         reference = grader._references.compute(exercise, track)  # fresh: proves determinism now
@@ -70,13 +72,16 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
                 f"but there are {len(exercise.hints)} hints"
             )
 
-    for mode in ("run", "submit"):
-        result = grader.grade(exercise.slug, track, tr.solution, mode)  # type: ignore[arg-type]
+    modes: tuple[Mode, ...] = ("run", "submit")
+    for mode in modes:
+        result = grader.grade(exercise.slug, track, tr.solution, mode)
         if result.status != Status.PASS:
-            failing = "; ".join(f"{t.name}: {t.message}" for t in result.tests if t.status != Status.PASS)
+            failures = "; ".join(
+                f"{t.name}: {t.message}" for t in result.tests if t.status != Status.PASS
+            )
             report.problems.append(
                 f"{where}/solution.py: the reference does not pass in {mode} mode: "
-                f"{failing or result.message}"
+                f"{failures or result.message}"
             )
 
     starter = grader.grade(exercise.slug, track, tr.starter, "submit")
@@ -99,7 +104,8 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
     for test_name in reference.names(example=False):
         if tr.wrong and test_name not in caught_any:
             report.warnings.append(
-                f"{where}/tests.py: hidden test {test_name!r} catches none of the known-wrong solutions"
+                f"{where}/tests.py: hidden test {test_name!r} catches none of the "
+                "known-wrong solutions"
             )
     return report
 

@@ -44,7 +44,12 @@ def syntax_error(ctx: Context, exc: SyntaxError) -> GradeResult:
 
 
 def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
-    base = {"exercise": ctx.exercise, "track": ctx.track, "mode": ctx.mode, "total": len(ctx.names)}
+    base: dict[str, Any] = {
+        "exercise": ctx.exercise,
+        "track": ctx.track,
+        "mode": ctx.mode,
+        "total": len(ctx.names),
+    }
     duration = round(outcome.elapsed * 1000, 1)
     if outcome.malformed:
         return GradeResult(
@@ -89,7 +94,10 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
     stop = _stop_reason(ctx, outcome) if len(results) < len(ctx.names) else None
     if stop is not None and not code_loaded:
         return GradeResult(
-            **base, status=Status.ERROR, duration_ms=duration, message=f"{stop} while loading your code"
+            **base,
+            status=Status.ERROR,
+            duration_ms=duration,
+            message=f"{stop} while loading your code",
         )
     tests: list[TestResult] = []
     for name in ctx.names:
@@ -124,7 +132,9 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
     h = frame.header
     name = h["name"]
     options = ctx.reference.options(name)
-    output = truncate_output(_text(h.get("output")), already_truncated=h.get("output_truncated") is True)
+    output = truncate_output(
+        _text(h.get("output")), already_truncated=h.get("output_truncated") is True
+    )
     duration = h.get("duration_ms") if isinstance(h.get("duration_ms"), int | float) else 0.0
     common: dict[str, Any] = {"name": name, "hint": options.hint, "duration_ms": duration}
     status = h.get("status")
@@ -133,7 +143,9 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
             got = wire.decode_value(h.get("obs"), frame.body)
         except wire.WireError as exc:
             return TestResult(
-                **common, status=Status.ERROR, output=output,
+                **common,
+                status=Status.ERROR,
+                output=output,
                 message=f"the grader could not read this test's result ({exc})",
             )
         problem = compare(ctx.reference.observations[name], got, options.tolerance)
@@ -142,14 +154,18 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
         return TestResult(**common, status=Status.FAIL, message=problem, output=output)
     if status == "missing":
         return TestResult(
-            **common, status=Status.ERROR, output=output,
+            **common,
+            status=Status.ERROR,
+            output=output,
             message=f"your code does not define a function named {_text(h.get('message'))}",
         )
     if status == "unencodable":
         call = h.get("last_call")
         what = f"the value {call} returned" if isinstance(call, str) else "the value observed"
         return TestResult(
-            **common, status=Status.FAIL, output=output,
+            **common,
+            status=Status.FAIL,
+            output=output,
             message=f"{what} cannot be checked: {_text(h.get('message'))}",
         )
     if status == "raised":
@@ -158,7 +174,9 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
             output = f"{output}\n{traceback}" if output else traceback
         return TestResult(**common, status=Status.ERROR, message=message, output=output)
     return TestResult(
-        **common, status=Status.ERROR, output=output,
+        **common,
+        status=Status.ERROR,
+        output=output,
         message=f"the grader received an unknown test status {_text(status)!r}",
     )
 
@@ -174,7 +192,8 @@ def _exception_message(error: Any, last_call: Any, limits: JobLimits) -> tuple[s
         return f"memory limit of {limits.memory_mb} MiB exceeded{where}", traceback
     if kind == "OSError" and "File too large" in text:
         return (
-            f"output limit exceeded: your code wrote more than {limits.raw_output_bytes // 1024} KiB "
+            "output limit exceeded: your code wrote more than "
+            f"{limits.raw_output_bytes // 1024} KiB "
             f"to stdout/stderr{where}",
             traceback,
         )
@@ -195,7 +214,9 @@ def _exception_message(error: Any, last_call: Any, limits: JobLimits) -> tuple[s
     return f"the test failed before calling your code: {detail}", traceback
 
 
-def _load_error(base: dict[str, Any], h: dict[str, Any], duration: float, ctx: Context) -> GradeResult:
+def _load_error(
+    base: dict[str, Any], h: dict[str, Any], duration: float, ctx: Context
+) -> GradeResult:
     error = h.get("error") if isinstance(h.get("error"), dict) else {}
     assert isinstance(error, dict)
     kind = _text(error.get("type")) or "Exception"
@@ -225,7 +246,10 @@ def _stop_reason(ctx: Context, outcome: JobOutcome) -> str:
     code = outcome.exit_code
     if code is not None and code < 0:
         sig = -code
-        if sig in (signal.SIGXCPU, signal.SIGKILL) and outcome.cpu_seconds >= limits.cpu_seconds - 0.5:
+        if (
+            sig in (signal.SIGXCPU, signal.SIGKILL)
+            and outcome.cpu_seconds >= limits.cpu_seconds - 0.5
+        ):
             return f"CPU time limit of {limits.cpu_seconds:g} s exceeded"
         if outcome.maxrss_kb * 1024 >= 0.9 * limits.memory_bytes:
             return f"memory limit of {limits.memory_mb} MiB exceeded"

@@ -161,7 +161,8 @@ class Job:
 
     def __init__(self, header: dict[str, Any], out_fd: int, body: bytes) -> None:
         self.h = header
-        self.tests_code = marshal.loads(body)  # compiled by the server from tests.py
+        # Compiled by the server from tests.py: trusted data flowing into the sandbox.
+        self.tests_code = marshal.loads(body)  # noqa: S302
         self.out_fd = out_fd
         self.filename = header["filename"]
         limits = header["limits"]
@@ -212,7 +213,18 @@ class Job:
             self.run_test(spec, module, load_output)
             load_output = ""
         # Which modules the job had to import: proof that nothing heavy loads per job.
-        self.send({"type": "done", "t": [self.h.get("t_read"), self.h.get("t_confined"), self.t_loaded, time.monotonic()], "imported": newly_imported()})
+        self.send(
+            {
+                "type": "done",
+                "t": [
+                    self.h.get("t_read"),
+                    self.h.get("t_confined"),
+                    self.t_loaded,
+                    time.monotonic(),
+                ],
+                "imported": newly_imported(),
+            }
+        )
 
     def run_test(self, spec: testing.TestSpec, module: types.ModuleType, prefix: str) -> None:
         scenario = testing.Scenario(module.__dict__, self.h["entry_points"])
@@ -233,8 +245,10 @@ class Job:
             except (WireError, RecursionError, TypeError, ValueError) as exc:
                 frame["status"] = "unencodable"
                 frame["message"] = (
-                    str(exc) if isinstance(exc, WireError)
-                    else "it is nested too deeply" if isinstance(exc, RecursionError)
+                    str(exc)
+                    if isinstance(exc, WireError)
+                    else "it is nested too deeply"
+                    if isinstance(exc, RecursionError)
                     else f"it holds a value of an unsupported kind ({type(exc).__name__})"
                 )
                 frame["last_call"] = scenario.last_call

@@ -35,8 +35,22 @@ MAX_DIMENSION = 2**40
 
 # dtypes that may cross the wire; anything else is refused on both sides.
 DTYPES = frozenset(
-    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 "
-    "float16 float32 float64 complex64 complex128".split()
+    [
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ]
 )
 
 
@@ -236,9 +250,7 @@ class _Decoder:
         if dtype not in DTYPES:
             raise WireError(f"dtype {dtype!r} is not allowed")
         shape = _list(node.get("shape"))
-        if len(shape) > 32 or not all(
-            type(d) is int and 0 <= d <= MAX_DIMENSION for d in shape
-        ):
+        if len(shape) > 32 or not all(type(d) is int and 0 <= d <= MAX_DIMENSION for d in shape):
             raise WireError("bad array shape")
         buf = _list(node.get("buf"))
         if len(buf) != 2 or not all(isinstance(b, int) and b >= 0 for b in buf):

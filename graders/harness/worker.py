@@ -18,6 +18,7 @@ reach neither the server's control channel nor the worker's state.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import os
@@ -112,7 +113,7 @@ class Worker:
         buffer = b""
         try:
             while True:
-                ready, _, _ = select.select([pidfd, self.ctrl], [], [])
+                ready, _, _ = select.select([pidfd, self.ctrl.fileno()], [], [])
                 if pidfd in ready:
                     return killed
                 chunk = self.ctrl.recv(4096)
@@ -128,14 +129,10 @@ class Worker:
             os.close(pidfd)
 
     def kill_child(self, pid: int) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
     @staticmethod
     def reap_orphans() -> None:
@@ -150,20 +147,16 @@ class Worker:
 
     def sweep(self, pid: int) -> None:
         """Kill whatever the job left running before the next child starts."""
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         if not self.sandboxed:
             return
         # Inside our own PID namespace every other process is the job's doing.
         me = os.getpid()
         for entry in os.listdir("/proc"):
             if entry.isdigit() and int(entry) not in (1, me, pid):
-                try:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(int(entry), signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
 
 
 def child_main(job_r: int, res_w: int, sandboxed: bool) -> None:  # pragma: no cover
@@ -179,6 +172,7 @@ def child_main(job_r: int, res_w: int, sandboxed: bool) -> None:  # pragma: no c
             os._exit(0)
         header = frame.header
         import time as _t
+
         t_read = _t.monotonic()
         confine(header["limits"], keep=res_w)
         header["t_read"] = t_read
@@ -192,10 +186,8 @@ def child_main(job_r: int, res_w: int, sandboxed: bool) -> None:  # pragma: no c
 
             Job(header, res_w, frame.body).run()
     except BaseException as exc:  # the harness failed, not the learner
-        try:
+        with contextlib.suppress(BaseException):
             os.write(res_w, wire.pack({"type": "harness_error", "message": repr(exc)[:2000]}))
-        except BaseException:
-            pass
         code = 70
     os._exit(code)
 
@@ -227,10 +219,8 @@ def confine(limits: dict[str, Any], keep: int) -> None:  # pragma: no cover - in
     for entry in fd_dir:
         fd = int(entry)
         if fd > 2 and fd != keep:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
     devnull = os.open("/dev/null", os.O_RDONLY)
     os.dup2(devnull, 0)  # stdin reads end at once
     os.close(devnull)

@@ -369,7 +369,9 @@ def test_first_difference_wins():
         ),
         pytest.param({"x": 1}, [1], "result: expected a dict, got a list", id="dict-vs-list"),
         pytest.param([1, 2], (1, 2), "result: expected a list, got a tuple", id="list-vs-tuple"),
-        pytest.param({"a": 1}, {"b": 1}, "result: keys differ — expected ['a'], got ['b']", id="keys"),
+        pytest.param(
+            {"a": 1}, {"b": 1}, "result: keys differ — expected ['a'], got ['b']", id="keys"
+        ),
         pytest.param(1, 2, "result: value differs — got 2", id="bare-number"),
         pytest.param([1, 2], [1, 3], "result[1]: value differs — got 3", id="bare-list"),
     ],

@@ -25,7 +25,9 @@ def test_case(test_grader: Grader, case: Path) -> None:
         "message": result.message,
         "passed": result.passed,
         "total": result.total,
-        "tests": [{"name": t.name, "status": t.status.value, "message": t.message} for t in result.tests],
+        "tests": [
+            {"name": t.name, "status": t.status.value, "message": t.message} for t in result.tests
+        ],
     }
     assert got == expected
 
@@ -53,5 +55,10 @@ def test_huge_output_is_truncated_with_a_marker(test_grader: Grader) -> None:
 def test_the_next_submission_after_each_hostile_case_passes(test_grader: Grader) -> None:
     good = (Path(__file__).parent / "cases" / "passing" / "submission.py").read_text()
     for case in ("kill_parent", "segfault", "forged_result", "fork_bomb"):
-        test_grader.grade("double", "numpy", (Path(__file__).parent / "cases" / case / "submission.py").read_text(), "submit")
+        test_grader.grade(
+            "double",
+            "numpy",
+            (Path(__file__).parent / "cases" / case / "submission.py").read_text(),
+            "submit",
+        )
         assert test_grader.grade("double", "numpy", good, "submit").status == "pass", case

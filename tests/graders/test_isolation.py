@@ -20,7 +20,7 @@ pytestmark = pytest.mark.sandbox
 # The submission searches for a marker it only knows as two halves, so that it never
 # holds the whole marker itself; a control marker written whole into its own source
 # must be found, which proves the memory scan sees what it should.
-SEARCH = r'''
+SEARCH = r"""
 import os
 
 HALVES = ({first!r}, {second!r})
@@ -102,11 +102,16 @@ def double(x):
     print(f"files={{files}} in_files={{in_files}} where={{where}}")
     print(f"procs={{procs}} in_procs={{in_procs}}")
     return x * 2
-'''
+"""
 
 
 def _report(output: str) -> dict[str, str]:
-    return dict(item.split("=", 1) for line in output.splitlines() for item in line.split(" ") if "=" in item)
+    return dict(
+        item.split("=", 1)
+        for line in output.splitlines()
+        for item in line.split(" ")
+        if "=" in item
+    )
 
 
 def test_a_submission_cannot_find_a_reference_marker(tmp_path: Path) -> None:
@@ -117,10 +122,17 @@ def test_a_submission_cannot_find_a_reference_marker(tmp_path: Path) -> None:
     solution = exercises / "double" / "numpy" / "solution.py"
     solution.write_text(f"SECRET = {marker!r}\n\n\ndef double(x):\n    return x * 2\n")
     toml = exercises / "double" / "exercise.toml"
-    toml.write_text(toml.read_text().replace("cpu_seconds = 2", "cpu_seconds = 30").replace("wall_seconds = 3", "wall_seconds = 60"))
+    toml.write_text(
+        toml.read_text()
+        .replace("cpu_seconds = 2", "cpu_seconds = 30")
+        .replace("wall_seconds = 3", "wall_seconds = 60")
+    )
     code = SEARCH.format(
-        first=marker[:20], second=marker[20:],
-        control_first=control[:20], control_second=control[20:], control=control,
+        first=marker[:20],
+        second=marker[20:],
+        control_first=control[:20],
+        control_second=control[20:],
+        control=control,
     )
     assert marker not in code
     with Grader(make_settings(tmp_path / "var", exercises, workers=1)) as grader:
@@ -147,7 +159,9 @@ def test_a_torch_job_imports_nothing_after_start_up(seed_grader: Grader) -> None
         exercise = seed_grader.catalog.get(slug)
         reference = seed_grader.reference(exercise, "torch")
         limits = seed_grader.limits(exercise)
-        job = job_for(exercise, "torch", exercise.track("torch").solution, reference.names(False), limits)
+        job = job_for(
+            exercise, "torch", exercise.track("torch").solution, reference.names(False), limits
+        )
         assert seed_grader.pool is not None
         outcome = seed_grader.pool.run(job, limits)
         done = [f.header for f in outcome.frames if f.header.get("type") == "done"]

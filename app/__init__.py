@@ -1,0 +1,1 @@
+"""The FastAPI service: settings, JSON API routers, HTML pages, the submission store."""
