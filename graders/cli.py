@@ -71,13 +71,13 @@ def _grader() -> Grader:
 
 
 def _grade(args: argparse.Namespace) -> int:
+    grader = _grader()
+    grader.catalog.get(args.slug).track(args.track)  # usage errors before starting workers
     try:
         code = args.file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         print(f"drill: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
-    grader = _grader()
-    grader.catalog.get(args.slug).track(args.track)  # usage errors before starting workers
     with grader:
         result = grader.grade(args.slug, args.track, code, args.mode)
     if args.json:

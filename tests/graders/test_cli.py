@@ -1,0 +1,99 @@
+"""The ``drill`` command as a user runs it: real processes, real sandbox."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graders.settings import ROOT
+
+pytestmark = pytest.mark.sandbox
+
+SOLUTION = ROOT / "exercises" / "gradient-checkpointing" / "numpy" / "solution.py"
+STARTER = ROOT / "exercises" / "gradient-checkpointing" / "numpy" / "starter.py"
+
+
+def drill(*args: str, tmp: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DRILL_SANDBOX": "bwrap", "DRILL_WORKERS": "1", "DRILL_VAR_DIR": str(tmp)}
+    return subprocess.run(
+        [sys.executable, "-m", "graders.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_grade_a_correct_file_passes_six_of_six(tmp_path: Path) -> None:
+    done = drill("grade", "gradient-checkpointing", "numpy", str(SOLUTION), tmp=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "6/6 tests passed" in done.stdout
+    assert done.stdout.count("PASS") == 6
+
+
+def test_run_mode_shows_the_worked_examples(tmp_path: Path) -> None:
+    done = drill(
+        "grade", "gradient-checkpointing", "numpy", str(SOLUTION), "--mode", "run", tmp=tmp_path
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2/2 tests passed" in done.stdout
+
+
+def test_grade_json_and_failing_exit_code(tmp_path: Path) -> None:
+    done = drill("grade", "gradient-checkpointing", "numpy", str(STARTER), "--json", tmp=tmp_path)
+    assert done.returncode == 1
+    result = json.loads(done.stdout)
+    assert result["status"] == "fail" and result["passed"] == 0 and result["total"] == 6
+    assert {t["status"] for t in result["tests"]} == {"error"}
+    assert "NotImplementedError" in result["tests"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("grade", "no-such-exercise", "numpy", "x.py"), "no exercise 'no-such-exercise'"),
+        (("grade", "checkpointing-layer-stack", "numpy", str(SOLUTION)), "has no track 'numpy'"),
+        (("grade", "gradient-checkpointing", "numpy", "/nonexistent.py"), "cannot read"),
+        (("grade", "gradient-checkpointing", "numpy"), "usage:"),
+        (
+            ("grade", "gradient-checkpointing", "numpy", str(SOLUTION), "--mode", "x"),
+            "invalid choice",
+        ),
+    ],
+    ids=["unknown-exercise", "unknown-track", "missing-file", "missing-argument", "bad-mode"],
+)
+def test_usage_errors_exit_2(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    done = drill(*args, tmp=tmp_path)
+    assert done.returncode == 2
+    assert message in done.stderr
+
+
+def test_list(tmp_path: Path) -> None:
+    done = drill("list", "--json", tmp=tmp_path)
+    assert done.returncode == 0
+    rows = {row["slug"]: row for row in json.loads(done.stdout)}
+    assert rows["gradient-checkpointing"]["tracks"] == ["numpy", "torch"]
+    assert rows["checkpointing-layer-stack"]["tracks"] == ["torch"]
+
+
+def test_validate_every_shipped_exercise(tmp_path: Path) -> None:
+    done = drill("validate", "--json", tmp=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    reports = json.loads(done.stdout)
+    tracks = {(r["exercise"], r["track"]) for r in reports}
+    assert tracks == {
+        ("gradient-checkpointing", "numpy"),
+        ("gradient-checkpointing", "torch"),
+        ("checkpointing-layer-stack", "torch"),
+    }
+    for report in reports:
+        assert report["ok"] and not report["problems"], report
+        assert report["hidden"] == 6 and report["examples"] >= 1
+        assert len(report["caught"]) >= 5
+        assert all(report["caught"].values()), report["caught"]

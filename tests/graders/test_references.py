@@ -1,0 +1,83 @@
+"""Reference observations: determinism, the content-hash cache, and validate's verdicts on
+broken exercises."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from graders.errors import ReferenceFailure
+from graders.grading import Grader
+from graders.validate import validate
+from tests.conftest import TEST_EXERCISES, make_settings
+
+pytestmark = pytest.mark.sandbox
+
+
+@pytest.fixture
+def exercises(tmp_path: Path) -> Path:
+    folder = tmp_path / "exercises"
+    shutil.copytree(TEST_EXERCISES / "double", folder / "double")
+    return folder
+
+
+def _numpy(exercises: Path) -> Path:
+    return exercises / "double" / "numpy"
+
+
+def test_references_are_cached_by_content_hash(tmp_path: Path, exercises: Path) -> None:
+    settings = make_settings(tmp_path / "var", exercises, workers=1)
+    with Grader(settings) as grader:
+        first = grader.reference(grader.catalog.get("double"), "numpy")
+    cached = list((tmp_path / "var" / "cache" / "references").glob("*.json"))
+    assert [p.stem for p in cached] == [first.key]
+
+    with Grader(settings) as grader:  # same files: served from disk, no reference pool
+        again = grader.reference(grader.catalog.get("double"), "numpy")
+        assert grader._reference_pool is None
+    assert again.key == first.key
+
+    tests = _numpy(exercises) / "tests.py"
+    tests.write_text(tests.read_text() + "\n# an edit changes the hash\n")
+    with Grader(settings) as grader:
+        edited = grader.reference(grader.catalog.get("double"), "numpy")
+    assert edited.key != first.key
+
+
+def test_a_nondeterministic_reference_is_refused(tmp_path: Path, exercises: Path) -> None:
+    (_numpy(exercises) / "solution.py").write_text(
+        "import os\n\ndef double(x):\n    return x * 2 + os.urandom(1)[0]\n"
+    )
+    settings = make_settings(tmp_path / "var", exercises, workers=1)
+    with Grader(settings) as grader, pytest.raises(ReferenceFailure, match="not deterministic"):
+        grader.reference(grader.catalog.get("double"), "numpy")
+
+
+def test_validate_reports_a_starter_reference(tmp_path: Path, exercises: Path) -> None:
+    folder = _numpy(exercises)
+    shutil.copy(folder / "starter.py", folder / "solution.py")
+    with Grader(make_settings(tmp_path / "var", exercises, workers=1)) as grader:
+        (report,) = validate(grader)
+    assert not report.ok
+    assert "the reference fails test" in report.problems[0]
+    assert "NotImplementedError" in report.problems[0]
+
+
+def test_validate_reports_an_uncaught_wrong_solution(tmp_path: Path, exercises: Path) -> None:
+    (_numpy(exercises) / "wrong" / "same.py").write_text(
+        '"""Claims a bug it does not have."""\n\ndef double(x):\n    return 2 * x\n'
+    )
+    with Grader(make_settings(tmp_path / "var", exercises, workers=1)) as grader:
+        (report,) = validate(grader)
+    assert not report.ok
+    assert any("wrong/same.py: passes every hidden test" in p for p in report.problems)
+    assert report.caught["add.py"] == ["doubles a matrix", "doubles integers"]
+
+
+def test_validate_passes_the_test_exercise(tmp_path: Path, exercises: Path) -> None:
+    with Grader(make_settings(tmp_path / "var", exercises, workers=1)) as grader:
+        (report,) = validate(grader)
+    assert report.ok, report.problems
+    assert report.examples == 1 and report.hidden == 2
