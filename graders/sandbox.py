@@ -89,46 +89,27 @@ def worker_command(backend: Backend, ctrl_fd: int, bwrap: str | None = None) -> 
         return [python, "-I", "-c", BOOT, str(GRADERS.parent), str(ctrl_fd), "process"]
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
+    # fmt: off
     args = [
         bwrap,
         "--unshare-all",  # user, pid, net, ipc, uts, cgroup
         "--die-with-parent",
         "--new-session",
         "--clearenv",
-        "--uid",
-        "65534",
-        "--gid",
-        "65534",
-        "--cap-drop",
-        "ALL",
-        "--hostname",
-        "sandbox",
-        "--ro-bind",
-        "/usr",
-        "/usr",
-        "--symlink",
-        "usr/lib",
-        "/lib",
-        "--symlink",
-        "usr/lib64",
-        "/lib64",
-        "--symlink",
-        "usr/bin",
-        "/bin",
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-        # Empty, read-only scratch folders: nothing can be planted for the next job.
-        "--tmpfs",
-        "/dev/shm",
-        "--remount-ro",
-        "/dev/shm",
-        "--tmpfs",
-        "/tmp",
-        "--remount-ro",
-        "/tmp",
+        "--uid", "65534",
+        "--gid", "65534",
+        "--cap-drop", "ALL",
+        "--hostname", "sandbox",
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/lib", "/lib",
+        "--symlink", "usr/lib64", "/lib64",
+        "--symlink", "usr/bin", "/bin",
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--tmpfs", "/dev/shm",
+        "--tmpfs", "/tmp",
     ]
+    # fmt: on
     for name, value in WORKER_ENV.items():
         args += ["--setenv", name, value]
     for root in _python_roots():
@@ -141,7 +122,10 @@ def worker_command(backend: Backend, ctrl_fd: int, bwrap: str | None = None) -> 
     ]
     for source, target in harness:
         args += ["--ro-bind", str(GRADERS / source), f"{SANDBOX_ROOT}/{target}"]
-    args += ["--remount-ro", "/", "--chdir", "/"]
+    # Empty, read-only scratch folders: nothing can be planted for the next job. They are
+    # made read-only last, so that the binds above may sit below them (a venv in /tmp).
+    args += ["--remount-ro", "/dev/shm", "--remount-ro", "/tmp", "--remount-ro", "/"]
+    args += ["--chdir", "/"]
     args += [python, "-I", "-c", BOOT, SANDBOX_ROOT, str(ctrl_fd), "bwrap"]
     return args
 
