@@ -156,8 +156,17 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    print("drill serve: the web service is not built yet (see issue 3)", file=sys.stderr)
-    return 2
+    import uvicorn
+
+    from app.main import create_app
+    from graders.settings import Settings
+
+    overrides = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
+    settings = Settings(**overrides)
+    logging.getLogger("drill").setLevel(logging.INFO)
+    print(f"Drill: starting on http://{settings.host}:{settings.port} (Ctrl+C stops)", flush=True)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    return 0
 
 
 if __name__ == "__main__":

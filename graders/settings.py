@@ -42,6 +42,12 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
     max_code_bytes: int = Field(64 * 1024, ge=1024, le=1024 * 1024)
+    # Per client (address): a token bucket of submissions.
+    rate_per_minute: float = Field(60.0, gt=0)
+    rate_burst: int = Field(20, ge=1)
+    # Submissions waiting for or holding a worker; beyond this the service answers 503.
+    max_pending: int = Field(32, ge=1)
+    queue_wait_seconds: float = Field(20.0, gt=0)
 
     @field_validator("exercises_dir", "var_dir")
     @classmethod

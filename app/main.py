@@ -1,0 +1,78 @@
+"""Assembles the app: settings, the grader's worker pools, the store, routers, pages."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
+
+from app import errors
+from app.middleware import SecurityMiddleware
+from app.routers import drafts, exercises, health, pages, submissions
+from app.service import Service
+from app.store import Store
+from graders.grading import Grader
+from graders.settings import ROOT, Settings, get_settings
+
+log = logging.getLogger("drill.app")
+STATIC = ROOT / "static"
+TEMPLATES = ROOT / "templates"
+
+
+def _static_version() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(STATIC.rglob("*")):
+        if path.is_file():
+            digest.update(f"{path.relative_to(STATIC)}:{path.stat().st_mtime_ns}".encode())
+    return digest.hexdigest()[:10]
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        grader = Grader(settings)
+        await run_in_threadpool(grader.start)
+        store = Store(settings.database_url)
+        service = Service(settings, grader, store)
+        app.state.service = service
+        threading.Thread(target=service.warm_references, daemon=True).start()
+        status = grader.status
+        log.info(
+            "Drill ready: sandbox=%s, %d workers, %d exercises",
+            status.backend if status else "?",
+            settings.workers,
+            len(service.exercises()),
+        )
+        try:
+            yield
+        finally:
+            grader.close()
+            store.close()
+
+    app = FastAPI(
+        title="Drill",
+        summary="NumPy and PyTorch exercises, graded in a sandbox",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.templates = Jinja2Templates(directory=TEMPLATES)
+    app.state.static_version = _static_version()
+    errors.install(app)
+    for router in (health.router, exercises.router, submissions.router, drafts.router):
+        app.include_router(router)
+    app.include_router(pages.router)
+    STATIC.mkdir(exist_ok=True)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    # JSON escapes code up to six times (\\uXXXX); the code's own limit is checked later.
+    app.add_middleware(SecurityMiddleware, max_body=settings.max_code_bytes * 6 + 4096)
+    return app

@@ -1,0 +1,143 @@
+"""Response headers every answer carries, the learner cookie, and the request size cap.
+
+A pure ASGI middleware (no per-request task or body copy beyond what it must check):
+
+- a fresh CSP nonce per request (``scope["state"]["csp_nonce"]``), used by the page for
+  the editor's injected styles; no inline scripts are ever allowed;
+- an anonymous learner id in an HttpOnly cookie, created on the first visit;
+- bodies over the cap are refused with 413 before any of them reaches the app.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from http.cookies import SimpleCookie
+from typing import Any
+
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+LEARNER_COOKIE = "drill_learner"
+_LEARNER = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+_DOCS = ("/docs", "/redoc")
+
+PAGE_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'nonce-{nonce}'; "
+    "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'"
+)
+# Swagger UI and ReDoc load their scripts from a CDN and start them inline.
+DOCS_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
+    "font-src https://fonts.gstatic.com; img-src 'self' data: https://fastapi.tiangolo.com; "
+    "worker-src blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
+
+
+def _learner_from(headers: list[tuple[bytes, bytes]]) -> str | None:
+    for name, value in headers:
+        if name == b"cookie":
+            cookie: SimpleCookie = SimpleCookie()
+            try:
+                cookie.load(value.decode("latin-1"))
+            except Exception:
+                return None
+            morsel = cookie.get(LEARNER_COOKIE)
+            if morsel and _LEARNER.match(morsel.value):
+                return morsel.value
+    return None
+
+
+class SecurityMiddleware:
+    def __init__(self, app: ASGIApp, max_body: int) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        state: dict[str, Any] = scope.setdefault("state", {})
+        nonce = secrets.token_urlsafe(16)
+        state["csp_nonce"] = nonce
+        learner = _learner_from(scope["headers"])
+        new_learner = learner is None
+        state["learner"] = learner or secrets.token_urlsafe(24)
+        path: str = scope["path"]
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                csp = DOCS_CSP if path.startswith(_DOCS) else PAGE_CSP.format(nonce=nonce)
+                headers["Content-Security-Policy"] = csp
+                headers["X-Content-Type-Options"] = "nosniff"
+                headers["Referrer-Policy"] = "same-origin"
+                headers["X-Frame-Options"] = "DENY"
+                if path.startswith("/api/"):
+                    headers["Cache-Control"] = "no-store"
+                if new_learner:
+                    secure = "; Secure" if scope.get("scheme") == "https" else ""
+                    headers.append(
+                        "Set-Cookie",
+                        f"{LEARNER_COOKIE}={state['learner']}; Path=/; Max-Age=31536000; "
+                        f"HttpOnly; SameSite=Lax{secure}",
+                    )
+            await send(message)
+
+        if scope["method"] in ("POST", "PUT", "PATCH"):
+            body = await self._read_body(receive)
+            if body is None:
+                await self._too_large(send_with_headers)
+                return
+            receive = _replay(body)
+        await self.app(scope, receive, send_with_headers)
+
+    async def _read_body(self, receive: Receive) -> bytes | None:
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+    async def _too_large(self, send: Send) -> None:
+        body = json.dumps(
+            {
+                "error": "too_large",
+                "message": f"the request body is larger than {self.max_body // 1024} KiB",
+            }
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+def _replay(body: bytes) -> Receive:
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return {"type": "http.disconnect"}
+
+    return receive

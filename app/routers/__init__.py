@@ -1,0 +1,1 @@
+"""One router per resource: exercises, submissions, drafts, health, and the HTML pages."""

@@ -1,0 +1,142 @@
+"""What the routes call: the grader, the store and the load limits behind one object.
+
+Grading and database work are blocking; they run in the thread pool so the event loop
+keeps answering while workers grade.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+
+from app.errors import Invalid, NotFound, TooLarge
+from app.limits import Admission, RateLimiter
+from app.rendering import render_markdown
+from app.schemas import ExerciseDetail, ExerciseSummary, Hint, TrackInfo
+from app.store import Store
+from graders.catalog import Exercise
+from graders.errors import DrillError
+from graders.grading import Grader
+from graders.results import Mode
+from graders.settings import Settings
+
+log = logging.getLogger("drill.app")
+
+
+class Service:
+    def __init__(self, settings: Settings, grader: Grader, store: Store) -> None:
+        self.settings = settings
+        self.grader = grader
+        self.store = store
+        self.limiter = RateLimiter(settings.rate_per_minute, settings.rate_burst)
+        self.admission = Admission(settings.max_pending)
+
+    # --- exercises ---
+
+    def exercises(self) -> list[Exercise]:
+        return list(self.grader.catalog)
+
+    def exercise(self, slug: str) -> Exercise:
+        return self.grader.catalog.get(slug)  # UnknownExercise -> 404
+
+    @staticmethod
+    def summary(exercise: Exercise) -> ExerciseSummary:
+        m = exercise.meta
+        return ExerciseSummary(
+            slug=exercise.slug,
+            title=m.title,
+            section=m.section,
+            difficulty=m.difficulty,
+            summary=m.summary,
+            tracks=list(exercise.tracks),
+        )
+
+    def detail(self, exercise: Exercise) -> ExerciseDetail:
+        tracks = {}
+        for name, track in exercise.tracks.items():
+            reference = self.grader.reference(exercise, name)
+            tracks[name] = TrackInfo(
+                starter_code=track.starter,
+                entry_points=list(track.entry_points),
+                example_count=len(reference.names(example=True)),
+                test_count=len(reference.names(example=False)),
+            )
+        return ExerciseDetail(
+            **self.summary(exercise).model_dump(exclude={"tracks"}),
+            statement_html=render_markdown(exercise.statement),
+            hint_count=len(exercise.hints),
+            tracks=tracks,
+        )
+
+    def hint(self, slug: str, n: int) -> Hint:
+        exercise = self.exercise(slug)
+        total = len(exercise.hints)
+        if not 1 <= n <= total:
+            raise NotFound(f"exercise {slug!r} has {total} hints; there is no hint {n}")
+        text = exercise.hints[n - 1]
+        return Hint(n=n, total=total, markdown=text, html=render_markdown(text))
+
+    def warm_references(self) -> None:
+        """Compute (or load) every reference now, not on a learner's first request."""
+        for exercise in self.exercises():
+            for track in exercise.tracks:
+                try:
+                    self.grader.reference(exercise, track)
+                except DrillError as exc:
+                    log.error("reference of %s/%s: %s", exercise.slug, track, exc)
+
+    # --- submissions ---
+
+    def check_code(self, exercise: Exercise, track: str, code: str) -> None:
+        if track not in exercise.tracks:
+            raise Invalid(
+                f"exercise {exercise.slug!r} has no track {track!r}; "
+                f"choose one of {', '.join(exercise.tracks)}"
+            )
+        try:
+            size = len(code.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise Invalid("code is not valid UTF-8 text (it holds a lone surrogate)") from None
+        if size > self.settings.max_code_bytes:
+            raise TooLarge(
+                f"code is {size // 1024} KiB; the limit is "
+                f"{self.settings.max_code_bytes // 1024} KiB"
+            )
+        if "\x00" in code:
+            raise Invalid("code contains a NUL character")
+
+    async def submit(
+        self, learner: str, client: str, slug: str, track: str, code: str, mode: Mode
+    ) -> dict[str, Any]:
+        exercise = self.exercise(slug)
+        self.check_code(exercise, track, code)
+        self.limiter.check(client)
+        with self.admission.slot():
+            result = await run_in_threadpool(self.grader.grade, slug, track, code, mode)
+        return await run_in_threadpool(
+            self.store.save_submission, learner, result, code, exercise.version
+        )
+
+    async def submission(self, sub_id: str) -> dict[str, Any]:
+        found = await run_in_threadpool(self.store.get_submission, sub_id)
+        if found is None:
+            raise NotFound(f"no submission {sub_id!r}")
+        return found
+
+    # --- drafts ---
+
+    async def save_draft(self, learner: str, slug: str, track: str, code: str) -> dict[str, Any]:
+        exercise = self.exercise(slug)
+        self.check_code(exercise, track, code)
+        return await run_in_threadpool(self.store.save_draft, learner, slug, track, code)
+
+    async def draft(self, learner: str, slug: str, track: str) -> dict[str, Any]:
+        exercise = self.exercise(slug)
+        if track not in exercise.tracks:
+            raise NotFound(f"exercise {slug!r} has no track {track!r}")
+        found = await run_in_threadpool(self.store.get_draft, learner, slug, track)
+        if found is None:
+            raise NotFound(f"no saved draft for {slug}/{track}")
+        return found
