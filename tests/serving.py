@@ -1,0 +1,74 @@
+"""Start ``drill serve`` as a real process for tests that need one (browser, durability)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+
+@dataclass
+class Server:
+    base: str
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+    def kill9(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def running_server(var: Path, port: int | None = None, **env: str) -> Iterator[Server]:
+    port = port or free_port()
+    environment = {
+        **os.environ,
+        "DRILL_SANDBOX": "bwrap",
+        "DRILL_VAR_DIR": str(var),
+        "DRILL_WORKERS": "2",
+        **env,
+    }
+    var.mkdir(parents=True, exist_ok=True)
+    log_path = var / f"server-{port}.log"
+    with log_path.open("ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "graders.cli", "serve", "--port", str(port)],
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    server = Server(f"http://127.0.0.1:{port}", proc, log_path)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(f"{server.base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"drill serve did not start:\n{log_path.read_text()}")
+            time.sleep(0.3)
+        yield server
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
