@@ -1,0 +1,172 @@
+"""A learner's path through the pages, in Chromium, against the real service."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from graders.settings import ROOT
+
+pytestmark = pytest.mark.sandbox
+
+GC = ROOT / "exercises" / "gradient-checkpointing"
+SCREENSHOT = ROOT / "docs" / "screenshot-exercise.png"
+
+
+def editor(page: Page):  # type: ignore[no-untyped-def]
+    return page.get_by_role("textbox", name="Code editor")
+
+
+def replace_code(page: Page, code: str) -> None:
+    """Replace the editor's text the way a paste does (no auto-indent of typed lines)."""
+    editor(page).click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(code)
+
+
+def results(page: Page):  # type: ignore[no-untyped-def]
+    return page.get_by_role("region", name="Test results")
+
+
+def open_exercise(page: Page, server: str, slug: str = "gradient-checkpointing") -> None:
+    page.goto(f"{server}/exercises/{slug}")
+    expect(editor(page)).to_be_visible()
+
+
+def test_catalog_lists_the_exercises_by_section(page: Page, server: str) -> None:
+    page.goto(server)
+    expect(page).to_have_title(re.compile("Drill"))
+    link = page.get_by_role("link", name=re.compile("Gradient checkpointing"))
+    expect(link).to_be_visible()
+    expect(page.get_by_role("link", name=re.compile("layer stack", re.I))).to_be_visible()
+    expect(page.get_by_text("Memory and autograd").first).to_be_visible()
+    link.click()
+    expect(page).to_have_url(f"{server}/exercises/gradient-checkpointing")
+    expect(page.get_by_role("heading", name="Gradient checkpointing", level=1)).to_be_visible()
+
+
+def test_submit_a_correct_solution_and_every_test_passes(page: Page, server: str) -> None:
+    open_exercise(page, server)
+    replace_code(page, (GC / "numpy" / "solution.py").read_text())
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(results(page)).to_contain_text("6/6 tests passed", timeout=30_000)
+    expect(results(page).get_by_text(re.compile("^fail", re.I))).to_have_count(0)
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT))
+
+
+def test_run_shows_the_worked_examples(page: Page, server: str) -> None:
+    open_exercise(page, server)
+    replace_code(page, (GC / "numpy" / "solution.py").read_text())
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(results(page)).to_contain_text("2/2 tests passed", timeout=30_000)
+
+
+def test_failures_come_first_with_their_message(page: Page, server: str) -> None:
+    open_exercise(page, server)
+    wrong = (GC / "numpy" / "wrong" / "replays_from_input.py").read_text()
+    replace_code(page, wrong)
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(results(page)).to_contain_text("tests passed", timeout=30_000)
+    expect(results(page)).to_contain_text("calls")
+    expect(results(page)).not_to_contain_text("6/6")
+
+
+def test_a_syntax_error_shows_its_line(page: Page, server: str) -> None:
+    open_exercise(page, server)
+    replace_code(page, "def checkpoint_forward(layers, x, checkpoint_indices):\n    return (\n")
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(results(page)).to_contain_text("SyntaxError", timeout=30_000)
+    expect(results(page)).to_contain_text("line 2")
+
+
+def test_reveal_hints_one_at_a_time(page: Page, server: str) -> None:
+    open_exercise(page, server)
+    button = page.get_by_role("button", name=re.compile("hint", re.I))
+    expect(button).to_have_text(re.compile("Show hint 1 of 3"))
+    button.click()
+    first = (GC / "hints" / "1.md").read_text().split()[:4]
+    expect(page.get_by_text(" ".join(first), exact=False).first).to_be_visible()
+    expect(button).to_have_text(re.compile("Show hint 2 of 3"))
+    page.reload()
+    # Revealed hints are kept.
+    expect(page.get_by_text(" ".join(first), exact=False).first).to_be_visible()
+
+
+def test_the_draft_survives_a_reload_and_another_session(page: Page, server: str) -> None:
+    open_exercise(page, server)
+    page.get_by_role("button", name="PyTorch").click()
+    marker = "# my draft 42"
+    replace_code(page, f"{marker}\nimport torch\n")
+    expect(page.get_by_text(re.compile("saved", re.I)).first).to_be_visible(timeout=10_000)
+    page.wait_for_timeout(1_000)  # let the debounced save reach the server
+    page.reload()
+    page.get_by_role("button", name="PyTorch").click()
+    expect(editor(page)).to_contain_text(marker)
+
+    # Same learner (cookie), fresh browser storage: the server's copy comes back.
+    cookies = page.context.cookies()
+    other = page.context.browser.new_context()  # type: ignore[union-attr]
+    other.add_cookies(cookies)
+    second = other.new_page()
+    second.goto(f"{server}/exercises/gradient-checkpointing")
+    second.get_by_role("button", name="PyTorch").click()
+    expect(second.get_by_role("textbox", name="Code editor")).to_contain_text(marker)
+    other.close()
+
+
+def test_switching_track_keeps_each_tracks_code(page: Page, server: str) -> None:
+    open_exercise(page, server)
+    numpy_button = page.get_by_role("button", name="NumPy")
+    torch_button = page.get_by_role("button", name="PyTorch")
+    numpy_button.click()
+    replace_code(page, "# numpy work\n")
+    torch_button.click()
+    expect(torch_button).to_have_attribute("aria-pressed", "true")
+    expect(editor(page)).not_to_contain_text("# numpy work")
+    replace_code(page, (GC / "torch" / "solution.py").read_text())
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(results(page)).to_contain_text("6/6 tests passed", timeout=30_000)
+    numpy_button.click()
+    expect(editor(page)).to_contain_text("# numpy work")
+
+
+def test_output_with_html_is_shown_as_text(page: Page, server: str) -> None:
+    open_exercise(page, server)
+    code = (GC / "numpy" / "solution.py").read_text()
+    code += '\nprint("<img src=x id=injected><b>bold?</b>")\n'
+    replace_code(page, code)
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(results(page)).to_contain_text("2/2 tests passed", timeout=30_000)
+    for toggle in results(page).locator("summary").all():
+        toggle.click()
+    expect(results(page)).to_contain_text("<img src=x id=injected><b>bold?</b>")
+    assert page.locator("#injected").count() == 0
+    assert results(page).locator("b").count() == 0
+
+
+def test_the_layer_stack_is_solvable(page: Page, server: str) -> None:
+    open_exercise(page, server, "checkpointing-layer-stack")
+    solution = ROOT / "exercises" / "checkpointing-layer-stack" / "torch" / "solution.py"
+    replace_code(page, solution.read_text())
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(results(page)).to_contain_text("6/6 tests passed", timeout=30_000)
+
+
+def test_keyboard_shortcut_submits(page: Page, server: str) -> None:
+    open_exercise(page, server)
+    replace_code(page, (GC / "numpy" / "solution.py").read_text())
+    page.keyboard.press("Control+Enter")
+    expect(results(page)).to_contain_text("6/6 tests passed", timeout=30_000)
+
+
+def test_page_works_without_the_editor_bundle(page: Page, server: str) -> None:
+    page.route("**/static/build/editor.js*", lambda route: route.abort())
+    open_exercise(page, server)
+    assert page.locator("textarea[aria-label='Code editor']").is_visible()
+    replace_code(page, (GC / "numpy" / "solution.py").read_text())
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(results(page)).to_contain_text("6/6 tests passed", timeout=30_000)
