@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint format bench validate clean
+.PHONY: install run test lint format bench validate clean editor-notice
 
 install: $(STAMP)
 
@@ -14,6 +14,28 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
+
+# The editor bundle: CodeMirror 6 from npm, bundled by esbuild. Rebuilt only when the lock
+# file or the editor source changes. Without npm at all the pages fall back to a plain
+# <textarea> (a notice); with npm, a failed install or build stops the make.
+BUNDLE := static/build/editor.js
+NODE_STAMP := node_modules/.package-lock.json
+
+ifneq ($(shell command -v npm 2>/dev/null),)
+install: $(BUNDLE)
+else
+install: editor-notice
+endif
+
+editor-notice:
+	@echo "npm not found: skipping the editor bundle (the pages fall back to a plain textarea)"
+
+# npm ci rewrites node_modules/.package-lock.json, which makes it a natural stamp.
+$(NODE_STAMP): package-lock.json package.json
+	npm ci --no-audit --no-fund --loglevel=error
+
+$(BUNDLE): $(NODE_STAMP) $(wildcard frontend/*.js)
+	npm run --silent build -- --log-level=warning
 
 run: install
 	$(BIN)/drill serve
@@ -37,4 +59,4 @@ bench: install
 	$(BIN)/python bench/grading.py
 
 clean:
-	rm -rf $(VENV) var build *.egg-info
+	rm -rf $(VENV) var build *.egg-info node_modules static/build

@@ -31,9 +31,13 @@ def results(page: Page):  # type: ignore[no-untyped-def]
     return page.get_by_role("region", name="Test results")
 
 
-def open_exercise(page: Page, server: str, slug: str = "gradient-checkpointing") -> None:
+def open_exercise(
+    page: Page, server: str, slug: str = "gradient-checkpointing", codemirror: bool = True
+) -> None:
     page.goto(f"{server}/exercises/{slug}")
     expect(editor(page)).to_be_visible()
+    if codemirror:  # the real editor, not the fallback: the bundle was built and loaded
+        expect(page.locator(".cm-editor .cm-content[aria-label='Code editor']")).to_be_visible()
 
 
 def test_catalog_lists_the_exercises_by_section(page: Page, server: str) -> None:
@@ -165,7 +169,7 @@ def test_keyboard_shortcut_submits(page: Page, server: str) -> None:
 
 def test_page_works_without_the_editor_bundle(page: Page, server: str) -> None:
     page.route("**/static/build/editor.js*", lambda route: route.abort())
-    open_exercise(page, server)
+    open_exercise(page, server, codemirror=False)
     assert page.locator("textarea[aria-label='Code editor']").is_visible()
     replace_code(page, (GC / "numpy" / "solution.py").read_text())
     page.get_by_role("button", name="Submit", exact=True).click()

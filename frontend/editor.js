@@ -1,0 +1,184 @@
+// The Drill code editor: CodeMirror 6 behind a small, stable interface.
+//
+// Bundled by esbuild into static/build/editor.js (an IIFE) and exposed as
+// window.DrillEditor. static/app.js talks only to this interface, and falls back to a
+// plain <textarea> with the same methods when the bundle is missing.
+//
+//   const editor = DrillEditor.create(parent, {doc, onChange, onRun, onSubmit, nonce});
+//   editor.getValue(); editor.setValue(text); editor.focus(); editor.markLine(n | null);
+
+import { basicSetup } from "codemirror";
+import { python } from "@codemirror/lang-python";
+import { indentUnit } from "@codemirror/language";
+import { Compartment, EditorState, Prec, RangeSet, StateEffect, StateField } from "@codemirror/state";
+import { Decoration, EditorView, GutterMarker, gutterLineClass, keymap } from "@codemirror/view";
+import { indentWithTab } from "@codemirror/commands";
+import { oneDark } from "@codemirror/theme-one-dark";
+
+// Colours come from app.css custom properties, so the light editor matches the page.
+const lightTheme = EditorView.theme(
+  {
+    "&": { backgroundColor: "var(--surface)", color: "var(--text)" },
+    ".cm-gutters": {
+      backgroundColor: "var(--surface-2)",
+      color: "var(--text-muted)",
+      borderRight: "1px solid var(--border)",
+    },
+    ".cm-activeLineGutter": { backgroundColor: "var(--active-line)" },
+    ".cm-activeLine": { backgroundColor: "var(--active-line)" },
+    "&.cm-focused .cm-cursor": { borderLeftColor: "var(--text)" },
+  },
+  { dark: false },
+);
+
+// Layout shared by both themes; the editor's height is set in app.css.
+const baseLayout = EditorView.theme({
+  "&": { fontSize: "0.9375rem", height: "100%" },
+  ".cm-scroller": {
+    fontFamily: "var(--font-mono)",
+    lineHeight: "1.55",
+    overflow: "auto",
+  },
+  ".cm-content": { padding: "0.5rem 0" },
+  "&.cm-focused": { outline: "none" },
+});
+
+// .cm-line.x outranks the themes' .cm-activeLine, so the mark shows under the cursor too.
+const errorLineTheme = EditorView.baseTheme({
+  "&light .cm-line.cm-drill-error-line": {
+    backgroundColor: "#fde2e1",
+    boxShadow: "inset 3px 0 0 #c62828",
+  },
+  "&dark .cm-line.cm-drill-error-line": {
+    backgroundColor: "#5a1d1d",
+    boxShadow: "inset 3px 0 0 #ff6b6b",
+  },
+  "&light .cm-gutterElement.cm-drill-error-gutter": { color: "#c62828", fontWeight: "700" },
+  "&dark .cm-gutterElement.cm-drill-error-gutter": { color: "#ff6b6b", fontWeight: "700" },
+});
+
+// The line a compile error points at. Mapped through edits so it stays on the same code
+// until the next result replaces (or clears) it.
+const setErrorLine = StateEffect.define();
+const errorLineMark = Decoration.line({ class: "cm-drill-error-line" });
+const errorGutterMarker = new (class extends GutterMarker {
+  elementClass = "cm-drill-error-gutter";
+})();
+
+const errorLineField = StateField.define({
+  create: () => Decoration.none,
+  update(decorations, tr) {
+    decorations = decorations.map(tr.changes);
+    for (const effect of tr.effects) {
+      if (effect.is(setErrorLine)) {
+        decorations =
+          effect.value == null
+            ? Decoration.none
+            : Decoration.set([errorLineMark.range(effect.value)]);
+      }
+    }
+    return decorations;
+  },
+  provide: (field) => [
+    EditorView.decorations.from(field),
+    // The same line's number in the gutter.
+    gutterLineClass.compute([field], (state) => {
+      const marks = [];
+      state.field(field).between(0, state.doc.length, (from) => {
+        marks.push(errorGutterMarker.range(from));
+      });
+      return RangeSet.of(marks);
+    }),
+  ],
+});
+
+const darkQuery =
+  typeof window.matchMedia === "function" ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+const themeFor = (dark) => (dark ? oneDark : lightTheme);
+
+function create(parent, options = {}) {
+  const { doc = "", onChange, onRun, onSubmit, nonce } = options;
+  const theme = new Compartment();
+
+  // Highest precedence: basicSetup's default keymap binds Mod-Enter to insertBlankLine.
+  const shortcuts = Prec.highest(
+    keymap.of([
+      { key: "Mod-Shift-Enter", preventDefault: true, run: () => (onRun && onRun(), true) },
+      { key: "Mod-Enter", preventDefault: true, run: () => (onSubmit && onSubmit(), true) },
+    ]),
+  );
+
+  const extensions = () => [
+    basicSetup,
+    python(),
+    indentUnit.of("    "),
+    EditorState.tabSize.of(4),
+    // Tab indents; Escape then Tab moves focus out of the editor (CodeMirror's documented
+    // escape hatch for indentWithTab), and Ctrl-M / Shift-Alt-M toggles tab focus mode.
+    keymap.of([indentWithTab]),
+    shortcuts,
+    theme.of(themeFor(darkQuery ? darkQuery.matches : false)),
+    baseLayout,
+    errorLineTheme,
+    errorLineField,
+    EditorView.contentAttributes.of({
+      "aria-label": "Code editor",
+      "aria-describedby": "editor-help",
+      autocapitalize: "off",
+      autocorrect: "off",
+      spellcheck: "false",
+    }),
+    EditorView.updateListener.of((update) => {
+      if (update.docChanged && onChange) onChange(update.state.doc.toString());
+    }),
+  ];
+  const newState = (text) =>
+    EditorState.create({
+      doc: text,
+      extensions: nonce ? [...extensions(), EditorView.cspNonce.of(nonce)] : extensions(),
+    });
+
+  const view = new EditorView({ state: newState(doc), parent });
+
+  if (darkQuery) {
+    const follow = (event) => view.dispatch({ effects: theme.reconfigure(themeFor(event.matches)) });
+    if (darkQuery.addEventListener) darkQuery.addEventListener("change", follow);
+    else darkQuery.addListener(follow);
+  }
+
+  return {
+    view,
+    getValue: () => view.state.doc.toString(),
+    // Replaces the whole document as one undoable change (Ctrl/Cmd+Z brings it back), or,
+    // with {resetHistory: true}, starts afresh (switching tracks must not undo across them).
+    setValue(text, options = {}) {
+      if (options.resetHistory) {
+        view.setState(newState(text));
+        return;
+      }
+      view.dispatch({
+        changes: { from: 0, to: view.state.doc.length, insert: text },
+        effects: setErrorLine.of(null),
+        selection: { anchor: 0 },
+        scrollIntoView: true,
+      });
+    },
+    focus: () => view.focus(),
+    // Highlight line n (1-based) and scroll it into view; null or an out-of-range n clears.
+    markLine(n) {
+      const lines = view.state.doc.lines;
+      if (n == null || !Number.isInteger(n) || n < 1 || n > lines) {
+        view.dispatch({ effects: setErrorLine.of(null) });
+        return false;
+      }
+      const line = view.state.doc.line(n);
+      view.dispatch({
+        effects: [setErrorLine.of(line.from), EditorView.scrollIntoView(line.from, { y: "center" })],
+        selection: { anchor: line.from },
+      });
+      return true;
+    },
+  };
+}
+
+window.DrillEditor = { create };
