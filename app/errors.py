@@ -67,6 +67,9 @@ class Unavailable(ApiError):
 def _describe(errors: list[Any]) -> str:
     parts = []
     for error in errors[:5]:
+        if error.get("type") == "json_invalid":
+            parts.append("the body is not valid JSON")
+            continue
         where = ".".join(str(p) for p in error.get("loc", ()) if p != "body") or "body"
         parts.append(f"{where}: {error.get('msg', 'invalid')}")
     return "; ".join(parts)
@@ -113,6 +116,10 @@ def install(app: FastAPI) -> None:
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404:
             return NotFound(f"no such path: {request.url.path}").response()
+        if exc.status_code == 400:  # a body the JSON parser gave up on (nested too deep, ...)
+            return Invalid(
+                f"invalid request: the body could not be parsed ({exc.detail})"
+            ).response()
         code = "method_not_allowed" if exc.status_code == 405 else "http_error"
         return JSONResponse(
             {"error": code, "message": str(exc.detail)},

@@ -9,6 +9,7 @@ router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz")
+@router.head("/healthz", include_in_schema=False)
 def healthz(service: ServiceDep) -> Health:
     """Liveness, the sandbox in use and the number of live workers."""
     grader = service.grader

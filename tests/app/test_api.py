@@ -57,6 +57,7 @@ def assert_error(response, status: int, error: str, *words: str) -> dict:
 
 def test_healthz(client: TestClient) -> None:
     assert client.get("/healthz").json() == {"status": "ok", "sandbox": "bwrap", "workers": 2}
+    assert client.head("/healthz").status_code == 200  # for health checkers that use HEAD
 
 
 def test_list_exercises(client: TestClient) -> None:
@@ -261,6 +262,8 @@ def test_malformed_json_and_huge_body(client: TestClient) -> None:
         "invalid_request",
         "surrogate",
     )
+    nested = b'{"track": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    assert_error(client.post(url, content=nested, headers=headers), 422, "invalid_request")
     huge = b'{"code": "' + b"x" * (1 << 20) + b'"}'
     assert_error(client.post(url, content=huge, headers=headers), 413, "too_large")
 
