@@ -56,6 +56,7 @@ class ExerciseMeta(BaseModel):
     section: str = Field(min_length=1, max_length=80)
     difficulty: Literal["easy", "medium", "hard"]
     summary: str = Field(min_length=1, max_length=300)
+    order: int = 100  # position in the catalog (then title): a course's own sequence
     tracks: dict[str, TrackMeta] = Field(min_length=1)
     limits: Limits = Limits()
 
@@ -117,10 +118,13 @@ def load_catalog(folder: Path) -> Catalog:
     if not folder.is_dir():
         raise CatalogError(str(folder), "the exercises folder does not exist")
     catalog = Catalog(folder)
-    for path in sorted(folder.iterdir()):
-        if path.is_dir() and not path.name.startswith((".", "_")):
-            exercise = load_exercise(path)
-            catalog.exercises[exercise.slug] = exercise
+    loaded = [
+        load_exercise(path)
+        for path in sorted(folder.iterdir())
+        if path.is_dir() and not path.name.startswith((".", "_"))
+    ]
+    for exercise in sorted(loaded, key=lambda e: (e.meta.order, e.meta.title)):
+        catalog.exercises[exercise.slug] = exercise
     return catalog
 
 
