@@ -151,15 +151,15 @@ class WorkerProcess:
     # --- jobs ---
 
     def run(self, job: Job, limits: JobLimits) -> JobOutcome:
+        """Run a job; raise WorkerLost if the worker turns out dead before it started."""
         started = time.monotonic()
         try:
             if self._owes_exit:  # the previous child's exit report, left for later
                 self._expect_exit(started + KILL_GRACE)
             spare, fds = self._receive(started + 30)
-        except WorkerLost as exc:
-            log.warning("%s", exc)
+        except WorkerLost:
             self.alive = False
-            return JobOutcome(worker_lost=True, elapsed=time.monotonic() - started)
+            raise
         if spare.header.get("type") != "spare" or len(fds) != 2:
             for fd in fds:
                 _close(fd)
@@ -372,22 +372,32 @@ class WorkerPool:
             return sum(1 for w in self._all if w.alive)
 
     def run(self, job: Job, limits: JobLimits, wait: float = 60.0) -> JobOutcome:
-        """Run one job on the next free worker; replace the worker if it died."""
-        try:
-            worker = self._idle.get(timeout=wait)
-        except queue.Empty:
-            raise PoolBusy(f"no {self.name} worker became free within {wait:.0f} s") from None
-        try:
-            outcome = worker.run(job, limits)
-        except BaseException:
-            worker.alive = False
-            raise
-        finally:
+        """Run one job on the next free worker; replace any worker that died.
+
+        A worker found dead before the job reached it (killed while idle) costs the job
+        nothing: the job goes to the next worker, or to a replacement.
+        """
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                worker = self._idle.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise PoolBusy(f"no {self.name} worker became free within {wait:.0f} s") from None
+            try:
+                outcome = worker.run(job, limits)
+            except WorkerLost as exc:
+                log.warning("%s; the job goes to another worker", exc)
+                self._retire(worker)
+                continue
+            except BaseException:
+                worker.alive = False
+                self._retire(worker)
+                raise
             if worker.alive and not self._closed:
                 self._idle.put(worker)
             else:
                 self._retire(worker)
-        return outcome
+            return outcome
 
     def _retire(self, worker: WorkerProcess) -> None:
         log.warning(
