@@ -85,9 +85,9 @@ class Grader:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _command(self, backend: Backend) -> Any:
+    def _command(self, backend: Backend, role: str = "learner") -> Any:
         bwrap = find_bwrap(self.settings.bwrap_path)
-        return lambda fd: worker_command(backend, fd, bwrap)
+        return lambda fd: worker_command(backend, fd, bwrap, role)
 
     def _start_learner_pool(self) -> tuple[WorkerPool, SandboxStatus]:
         s = self.settings
@@ -192,7 +192,7 @@ class Grader:
             if self._reference_pool is None:
                 assert self.status is not None, "start() first"
                 pool = WorkerPool(
-                    self._command(self.status.backend),
+                    self._command(self.status.backend, "reference"),
                     1,
                     "reference",
                     self.settings.worker_start_timeout,

@@ -30,6 +30,7 @@ log = logging.getLogger("drill.pool")
 
 CONTROL_MAX_BODY = 0  # control messages never carry a body
 KILL_GRACE = 3.0  # seconds a worker gets to report a killed child
+WATCH_INTERVAL = 0.5  # how often idle workers are checked for death
 
 
 @dataclass
@@ -60,6 +61,8 @@ class WorkerProcess:
         self._stderr_tail: list[str] = []
         self.alive = False
         self.jobs = 0
+        self.busy = False  # running a job for the pool
+        self.retired = False  # taken out of the pool; a replacement was started
         self._owes_exit = False
 
     # --- life cycle ---
@@ -111,6 +114,9 @@ class WorkerProcess:
             except (ProcessLookupError, PermissionError):
                 self.proc.kill()
             self.proc.wait(timeout=10)
+
+    def healthy(self) -> bool:
+        return self.alive and self.proc is not None and self.proc.poll() is None
 
     def describe_death(self) -> str:
         code = self.proc.poll() if self.proc else None
@@ -332,6 +338,7 @@ class WorkerPool:
         self._counter = 0
         self.versions: dict[str, str] = {}
         self._launcher = ThreadPoolExecutor(1, thread_name_prefix=f"{name}-launcher")
+        threading.Thread(target=self._watch, name=f"{name}-watch", daemon=True).start()
 
     def start(self) -> None:
         """Start every worker (in parallel) and wait until all are ready."""
@@ -369,7 +376,17 @@ class WorkerPool:
     @property
     def live_workers(self) -> int:
         with self._lock:
-            return sum(1 for w in self._all if w.alive)
+            return sum(1 for w in self._all if w.healthy())
+
+    def _watch(self) -> None:
+        """Replace workers that die while idle, so the pool (and /healthz) heals itself."""
+        while not self._closed:
+            time.sleep(WATCH_INTERVAL)
+            with self._lock:
+                dead = [w for w in self._all if not w.healthy()]
+            for worker in dead:
+                if not worker.busy:
+                    self._retire(worker)
 
     def run(self, job: Job, limits: JobLimits, wait: float = 60.0) -> JobOutcome:
         """Run one job on the next free worker; replace any worker that died.
@@ -383,6 +400,12 @@ class WorkerPool:
                 worker = self._idle.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 raise PoolBusy(f"no {self.name} worker became free within {wait:.0f} s") from None
+            if worker.retired:  # replaced while it waited in the queue
+                continue
+            if not worker.healthy():
+                self._retire(worker)
+                continue
+            worker.busy = True
             try:
                 outcome = worker.run(job, limits)
             except WorkerLost as exc:
@@ -393,6 +416,8 @@ class WorkerPool:
                 worker.alive = False
                 self._retire(worker)
                 raise
+            finally:
+                worker.busy = False
             if worker.alive and not self._closed:
                 self._idle.put(worker)
             else:
@@ -400,6 +425,10 @@ class WorkerPool:
             return outcome
 
     def _retire(self, worker: WorkerProcess) -> None:
+        with self._lock:
+            if worker.retired:
+                return
+            worker.retired = True
         log.warning(
             "%s worker lost (%s); starting a replacement", self.name, worker.describe_death()
         )

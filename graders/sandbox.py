@@ -83,10 +83,13 @@ def _python_roots() -> list[str]:
     return [r for r in ordered if not any(r != o and r.startswith(o + "/") for o in ordered)]
 
 
-def worker_command(backend: Backend, ctrl_fd: int, bwrap: str | None = None) -> list[str]:
+def worker_command(
+    backend: Backend, ctrl_fd: int, bwrap: str | None = None, role: str = "learner"
+) -> list[str]:
+    """The command of a worker; ``role`` (learner or reference) only labels the process."""
     python = sys.executable
     if backend == "process":
-        return [python, "-I", "-c", BOOT, str(GRADERS.parent), str(ctrl_fd), "process"]
+        return [python, "-I", "-c", BOOT, str(GRADERS.parent), str(ctrl_fd), "process", role]
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
     # fmt: off
@@ -126,7 +129,7 @@ def worker_command(backend: Backend, ctrl_fd: int, bwrap: str | None = None) -> 
     # made read-only last, so that the binds above may sit below them (a venv in /tmp).
     args += ["--remount-ro", "/dev/shm", "--remount-ro", "/tmp", "--remount-ro", "/"]
     args += ["--chdir", "/"]
-    args += [python, "-I", "-c", BOOT, SANDBOX_ROOT, str(ctrl_fd), "bwrap"]
+    args += [python, "-I", "-c", BOOT, SANDBOX_ROOT, str(ctrl_fd), "bwrap", role]
     return args
 
 

@@ -240,8 +240,8 @@ def _stop_reason(ctx: Context, outcome: JobOutcome) -> str:
         return f"your result is larger than the limit of {limits.result_bytes // 2**20} MiB"
     if outcome.worker_lost:
         return (
-            "the sandbox stopped while running your code "
-            "(did it kill or signal its own process group?)"
+            "the sandbox stopped unexpectedly while running your code; please submit again "
+            "(if this repeats, something in your code may be stopping it)"
         )
     code = outcome.exit_code
     if code is not None and code < 0:

@@ -72,3 +72,37 @@ def running_server(var: Path, port: int | None = None, **env: str) -> Iterator[S
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of a process (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # The command may hold spaces and parentheses: the ppid follows the last ')'.
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    result, todo = [], [pid]
+    while todo:
+        for child in children(todo.pop()):
+            result.append(child)
+            todo.append(child)
+    return result
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
