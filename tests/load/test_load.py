@@ -1,0 +1,133 @@
+"""Sustained load: 16 concurrent clients mixing correct and hostile submissions against
+the real service. Every correct one passes, every hostile one fails, no request hangs,
+overload is answered with 429/503 and Retry-After, memory stays bounded, and no process
+outlives the server."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import httpx
+import pytest
+
+from graders.settings import ROOT
+from tests.serving import descendants, running_server
+
+pytestmark = pytest.mark.sandbox
+
+CLIENTS = 16
+DURATION = 20.0
+CASES = ROOT / "tests" / "graders" / "cases"
+CORRECT = (CASES / "passing" / "submission.py").read_text()
+HOSTILE = {
+    name: (CASES / name / "submission.py").read_text()
+    for name in (
+        "infinite_loop",
+        "fork_bomb",
+        "memory_python",
+        "huge_raw_output",
+        "segfault",
+        "forged_result",
+        "sys_exit_zero",
+        "kill_parent",
+        "sleeps",
+    )
+}
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def test_sixteen_clients_mixing_correct_and_hostile_code(tmp_path: Path) -> None:
+    env = {
+        "DRILL_EXERCISES_DIR": str(ROOT / "tests" / "graders" / "exercises"),
+        "DRILL_MAX_PENDING": "8",  # small, so that overload really happens
+        "DRILL_RATE_PER_MINUTE": "3000",
+        "DRILL_RATE_BURST": "60",
+    }
+    outcomes: Counter[str] = Counter()
+    problems: list[str] = []
+    memory: list[int] = []
+    lock = threading.Lock()
+    with running_server(tmp_path, **env) as server:
+        url = f"{server.base}/api/exercises/double/submissions"
+        stop = time.monotonic() + DURATION
+
+        def client(seed: int) -> None:
+            rng = random.Random(seed)
+            with httpx.Client(timeout=60) as http:
+                while time.monotonic() < stop:
+                    hostile = rng.random() < 0.4
+                    name = rng.choice(sorted(HOSTILE)) if hostile else "correct"
+                    code = HOSTILE[name] if hostile else CORRECT
+                    try:
+                        answer = http.post(
+                            url, json={"track": "numpy", "code": code, "mode": "submit"}
+                        )
+                    except httpx.HTTPError as exc:  # a hang or a dropped connection
+                        with lock:
+                            problems.append(f"{name}: {exc!r}")
+                        continue
+                    with lock:
+                        if answer.status_code == 200:
+                            status = answer.json()["status"]
+                            if hostile and status == "pass":
+                                problems.append(f"hostile {name} passed")
+                            if not hostile and status != "pass":
+                                problems.append(f"correct code got {answer.json()}")
+                            outcomes[f"200 {'hostile' if hostile else 'correct'}"] += 1
+                        elif answer.status_code in (429, 503):
+                            outcomes[str(answer.status_code)] += 1
+                            if not answer.headers.get("retry-after", "").isdigit():
+                                problems.append(f"{answer.status_code} without Retry-After")
+                        else:
+                            problems.append(
+                                f"{name}: unexpected {answer.status_code} {answer.text}"
+                            )
+                    if answer.status_code in (429, 503):
+                        time.sleep(min(float(answer.headers.get("retry-after", "1")), 2.0))
+
+        def sample_memory() -> None:
+            while time.monotonic() < stop:
+                pids = [server.proc.pid, *descendants(server.proc.pid)]
+                memory.append(sum(_rss_kb(pid) for pid in pids))
+                time.sleep(0.5)
+
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(CLIENTS)]
+        threads.append(threading.Thread(target=sample_memory))
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(DURATION + 90)
+        assert not any(thread.is_alive() for thread in threads), "a client hung"
+        health = httpx.get(f"{server.base}/healthz", timeout=10).json()
+        after = httpx.post(
+            url, json={"track": "numpy", "code": CORRECT, "mode": "submit"}, timeout=60
+        )
+        family = descendants(server.proc.pid)
+    print(dict(outcomes), max(memory) // 1024, "MiB PSS max")
+    assert not problems, problems[:10]
+    assert outcomes["200 correct"] >= 20 and outcomes["200 hostile"] >= 10, outcomes
+    assert outcomes["503"] + outcomes["429"] >= 1, f"no overload was answered: {outcomes}"
+    assert health["workers"] == 2 and after.json()["status"] == "pass"
+    # Memory stays bounded: no growth from the first third of the run to the last.
+    third = max(1, len(memory) // 3)
+    early, late = max(memory[:third]), max(memory[-third:])
+    assert late <= early * 1.3 + 200_000, (early, late)
+    assert max(memory) < 3 * 1024 * 1024, f"{max(memory) // 1024} MiB PSS"
+    # Nothing the server started survives it.
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in family) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in family if Path(f"/proc/{pid}").exists()]
