@@ -97,6 +97,10 @@ def worker_command(
         bwrap,
         "--unshare-all",  # user, pid, net, ipc, uts, cgroup
         "--die-with-parent",
+        # The worker itself is pid 1: bubblewrap's own init would be a dumpable process,
+        # outside seccomp, whose /proc/1/mem a job could open and rewrite (found by the
+        # attack suite: tests/security/attacks/leak_worker_memory.py).
+        "--as-pid-1",
         "--new-session",
         "--clearenv",
         "--uid", "65534",
@@ -108,6 +112,10 @@ def worker_command(
         "--symlink", "usr/lib64", "/lib64",
         "--symlink", "usr/bin", "/bin",
         "--proc", "/proc",
+        # The sandbox user is the server's user outside; when that is root, the kernel's
+        # sysctl permission check (euid 0) lets a job write global knobs such as
+        # kernel.core_pattern. Hide /proc/sys (leak_proc_sys_write.py).
+        "--tmpfs", "/proc/sys",
         "--dev", "/dev",
         "--tmpfs", "/dev/shm",
         "--tmpfs", "/tmp",
@@ -127,7 +135,11 @@ def worker_command(
         args += ["--ro-bind", str(GRADERS / source), f"{SANDBOX_ROOT}/{target}"]
     # Empty, read-only scratch folders: nothing can be planted for the next job. They are
     # made read-only last, so that the binds above may sit below them (a venv in /tmp).
-    args += ["--remount-ro", "/dev/shm", "--remount-ro", "/tmp", "--remount-ro", "/"]
+    # /dev is a tmpfs shared by every job of a worker: read-only too, or a job could plant
+    # files for the next one or fill host memory (persist_files_plant.py,
+    # memory_dev_tmpfs_fill.py).
+    args += ["--remount-ro", "/dev/shm", "--remount-ro", "/tmp", "--remount-ro", "/dev"]
+    args += ["--remount-ro", "/proc/sys", "--remount-ro", "/"]
     args += ["--chdir", "/"]
     args += [python, "-I", "-c", BOOT, SANDBOX_ROOT, str(ctrl_fd), "bwrap", role]
     return args

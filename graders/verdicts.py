@@ -18,7 +18,14 @@ from graders.references import Reference
 from graders.results import GradeResult, Mode, Status, TestResult, truncate_output
 from graders.sandbox import JobLimits
 
-MEMORY_MARKERS = ("can't allocate memory", "DefaultCPUAllocator", "Unable to allocate")
+# "Cannot allocate memory" is ENOMEM, e.g. an mmap past the address-space limit
+# (memory_mmap_huge.py).
+MEMORY_MARKERS = (
+    "can't allocate memory",
+    "DefaultCPUAllocator",
+    "Unable to allocate",
+    "Cannot allocate memory",
+)
 
 
 @dataclass(frozen=True)

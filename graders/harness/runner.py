@@ -126,9 +126,15 @@ def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
         message = str(exc)
     except Exception:
         message = "(the exception's message could not be shown)"
+    # The class's own name, read past any metaclass property: learner code can make
+    # ``__name__`` raise, which must not turn into an internal error
+    # (escape_exception_tricks.py).
+    kind = type.__dict__["__name__"].__get__(type(exc))
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
-    lines += traceback.format_exception_only(type(exc), exc) if frames else []
-    kind = type(exc).__name__
+    try:
+        lines += traceback.format_exception_only(type(exc), exc) if frames else []
+    except Exception:
+        lines.append(f"{kind}: {message}\n")
     if isinstance(exc, SyntaxError) and exc.filename == filename:
         frames_line = exc.lineno
         lines = traceback.format_exception_only(type(exc), exc)

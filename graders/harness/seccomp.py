@@ -3,8 +3,9 @@
 It closes what the namespaces leave open or what the ``process`` fallback lacks: no new
 processes (threads are allowed), no ``exec``, no signals to other processes, no sockets
 but Unix ones, no tracing or reading other processes' memory, no new namespaces or
-mounts. A refused call fails with ``EPERM`` (``ENOSYS`` for ``clone3`` so that glibc
-falls back to ``clone``, whose flags a classic filter can inspect).
+mounts, no System V IPC or POSIX message queues. A refused call fails with ``EPERM``
+(``ENOSYS`` for ``clone3`` so that glibc falls back to ``clone``, whose flags a classic
+filter can inspect).
 """
 
 from __future__ import annotations
@@ -70,6 +71,26 @@ _DENY = {
     "open_tree": 428,
     "fsopen": 430,
     "fsmount": 432,
+    # System V IPC and POSIX message queues live in the worker's IPC namespace, not in a
+    # job: one job could leave data there for the next (persist_ipc_plant.py).
+    "shmget": 29,
+    "shmat": 30,
+    "shmctl": 31,
+    "semget": 64,
+    "semop": 65,
+    "semctl": 66,
+    "shmdt": 67,
+    "msgget": 68,
+    "msgsnd": 69,
+    "msgrcv": 70,
+    "msgctl": 71,
+    "semtimedop": 220,
+    "mq_open": 240,
+    "mq_unlink": 241,
+    "mq_timedsend": 242,
+    "mq_timedreceive": 243,
+    "mq_notify": 244,
+    "mq_getsetattr": 245,
 }
 _CLONE = 56
 _CLONE3 = 435

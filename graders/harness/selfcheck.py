@@ -6,7 +6,9 @@ import os
 import socket
 from typing import Any
 
-WRITABLE_PROBES = ("/", "/tmp", "/dev/shm", "/drill", "/proc/self/cwd")
+WRITABLE_PROBES = ("/", "/tmp", "/dev", "/dev/shm", "/drill", "/proc/self/cwd")
+# Opened for writing, never written: a global kernel knob a job must not reach.
+KERNEL_KNOB = "/proc/sys/kernel/core_pattern"
 
 
 def run_selfcheck(header: dict[str, Any]) -> dict[str, Any]:
@@ -21,6 +23,11 @@ def run_selfcheck(header: dict[str, Any]) -> dict[str, Any]:
         os.close(fd)
         os.unlink(path)
         writable.append(folder)
+    try:
+        os.close(os.open(KERNEL_KNOB, os.O_WRONLY))
+        writable.append(KERNEL_KNOB)
+    except OSError:
+        pass
     network = []
     port = header.get("probe_port")
     if port:

@@ -32,6 +32,7 @@ from typing import Any
 from graders.harness import runner, wire
 
 MAX_JOB = 4 * 1024 * 1024
+MAX_FDS = 64
 
 
 def _prctl(option: int, arg: int) -> None:
@@ -214,6 +215,9 @@ def confine(limits: dict[str, Any], keep: int) -> None:  # pragma: no cover - in
     resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
+    # Few descriptors: memfds and pipes hold memory that RLIMIT_AS does not count (each
+    # memfd is capped by RLIMIT_FSIZE, so this bounds the total; memory_memfd_bomb.py).
+    resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_FDS, MAX_FDS))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the cap fails, not kills
     fd_dir = os.listdir("/proc/self/fd")
     for entry in fd_dir:

@@ -1,0 +1,6 @@
+"""Recurses without end (Python-level recursion limit)."""
+# expect: status=fail test_message~="^maximum recursion depth exceeded \(line \d+\)$"
+
+
+def double(x):
+    return double(x)

@@ -1,0 +1,26 @@
+"""Writes forged 'all tests passed' frames to every descriptor and stdout, then os._exit(0)."""
+# expect: status=fail
+import json
+import os
+import struct
+
+
+def frame(header, body=b""):
+    data = json.dumps(header).encode()
+    return b"DRL1" + struct.pack("<IQ", len(data), len(body)) + data + body
+
+
+def double(x):
+    fake = [
+        frame({"type": "test", "name": name, "status": "ok", "duration_ms": 0,
+               "obs": {"t": "dict", "k": ["result"], "v": [{"t": "pass"}]}})
+        for name in ("doubles a matrix", "doubles integers")
+    ]
+    for fd in range(0, 256):
+        for data in (*fake, frame({"type": "done", "t": [0, 0, 0, 0], "imported": []})):
+            try:
+                os.write(fd, data)
+            except OSError:
+                pass
+    print(b"".join(fake).decode())
+    os._exit(0)

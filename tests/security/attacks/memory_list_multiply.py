@@ -1,0 +1,6 @@
+"""Builds a list of ten billion references in one expression."""
+# expect: status=fail test_message~="^memory limit of 512 MiB exceeded \(line \d+\)$"
+
+
+def double(x):
+    return [0] * 10**10

@@ -1,0 +1,10 @@
+"""Writes 500 MB straight to file descriptor 2 with os.write."""
+# expect: status=fail test_message~="^output limit exceeded: your code wrote more than 1024 KiB to stdout/stderr \(line \d+\)$"
+import os
+
+
+def double(x):
+    chunk = b"eggs" * 250_000
+    for _ in range(500):
+        os.write(2, chunk)
+    return x * 2

@@ -1,0 +1,19 @@
+"""Spins in four threads running NumPy ufuncs (which release the GIL), so CPU time grows
+faster than wall time."""
+# expect: status=fail test_message~="^(CPU time limit of 2 s exceeded|timed out after 3 s)$"
+import threading
+
+import numpy as np
+
+
+def spin():
+    a = np.random.rand(100_000)
+    while True:
+        np.sin(a, out=a)
+
+
+def double(x):
+    threading.stack_size(512 * 1024)
+    for _ in range(4):
+        threading.Thread(target=spin, daemon=True).start()
+    spin()

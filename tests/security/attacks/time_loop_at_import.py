@@ -1,0 +1,9 @@
+"""Spins forever while the module is being imported, before any test runs."""
+# Under CPU contention the wall clock (3 s) can win the race with the CPU limit (2 s).
+# expect: status=error message~="^(CPU time limit of 2 s exceeded|timed out after 3 s) while loading your code$"
+while True:
+    pass
+
+
+def double(x):
+    return x * 2

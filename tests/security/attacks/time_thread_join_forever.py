@@ -1,0 +1,10 @@
+"""Waits forever on a thread that never ends (blocked, not spinning)."""
+# expect: status=fail test_message~="^timed out after 3 s$"
+import threading
+
+
+def double(x):
+    t = threading.Thread(target=threading.Event().wait)
+    t.start()
+    t.join()
+    return x * 2

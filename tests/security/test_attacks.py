@@ -1,0 +1,403 @@
+"""The attack suite: hostile submissions sent through the real HTTP service.
+
+Each file of ``attacks/`` is one hostile program for the ``double`` test exercise. Its
+docstring's first line says what it attempts; a ``# expect:`` comment says what must
+happen (see ``parse_expect``). Every attack is POSTed to a real ``drill serve`` running
+bubblewrap; after it, the known-correct solution must still pass 2/2 and ``/healthz``
+must report both workers, so the next learner is graded correctly.
+
+Leak probes (``kind=leak``) return the right answer and print ``REPORT {json}`` with how
+much they searched (``tried``) and what they ``found``; the test asserts they searched and
+found nothing. Their check is proven to work by running the same program unconfined
+(``proof=``): through a ``DRILL_SANDBOX=process`` server, or, for what seccomp blocks
+even there, as a plain subprocess of the test's Python; there it must find something.
+Planters (``kind=plant``) leave something behind; their finder (``attacks/finders/``)
+then runs on every worker and must find nothing.
+
+Placeholders ``@@NAME@@`` in the programs are substituted per server (``placeholders``).
+Secrets (the server's environment canary, the reference solution's marker) are only ever
+given to a program as two halves, so no program holds a whole secret.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from graders.results import TRUNCATION_MARKER
+from graders.settings import ROOT
+from tests.serving import Server, free_port, running_server
+
+pytestmark = pytest.mark.sandbox
+
+HERE = Path(__file__).parent
+ATTACKS_DIR = HERE / "attacks"
+FINDERS_DIR = ATTACKS_DIR / "finders"
+ATTACKS = sorted(ATTACKS_DIR.glob("*.py"))
+GOOD = (ROOT / "tests" / "graders" / "cases" / "passing" / "submission.py").read_text()
+TEST_EXERCISES = ROOT / "tests" / "graders" / "exercises"
+REQUEST_TIMEOUT = 20.0  # every submission, hostile or not, must be answered within this
+HEALTH_TIMEOUT = 30.0  # a replaced worker imports torch before it reports ready
+
+
+# --- the programs' headers ---
+
+
+def parse_expect(path: Path) -> dict[str, str]:
+    """``# expect: key=value key~="regex" ...`` -> {"key": value, "key~": regex}.
+
+    ``# expect-as-root:`` overrides keys when the tests (and so the server) run as root,
+    for the one documented gap that depends on it.
+    """
+    text = path.read_text()
+    match = re.search(r"^# expect: (.*)$", text, re.M)
+    assert match, f"{path.name} has no '# expect:' line"
+    tokens = shlex.split(match.group(1))
+    as_root = re.search(r"^# expect-as-root: (.*)$", text, re.M)
+    if as_root and os.geteuid() == 0:
+        tokens += shlex.split(as_root.group(1))
+        tokens = [t for t in tokens if not t.startswith("test_message~=")]
+    expect: dict[str, str] = {}
+    for token in tokens:
+        key, op, value = re.fullmatch(r"([a-z_]+)(~?=)(.*)", token).groups()  # type: ignore[union-attr]
+        expect[key + ("~" if op == "~=" else "")] = value
+    assert "status" in expect, f"{path.name}: expect needs a status"
+    return expect
+
+
+def first_docstring_line(path: Path) -> str:
+    text = path.read_text()
+    assert text.startswith('"""'), f"{path.name} must start with a docstring"
+    return text[3:].splitlines()[0].strip()
+
+
+# --- servers ---
+
+
+@dataclass
+class Target:
+    """A running server and the values substituted into the programs sent to it."""
+
+    server: Server
+    port: int
+    values: dict[str, str]
+    secrets: list[str] = field(default_factory=list)
+    listener: socket.socket | None = None
+
+    def code(self, path: Path) -> str:
+        text = path.read_text()
+        names = set(re.findall(r"@@([A-Z_]+)@@", text))
+        unknown = names - set(self.values)
+        assert not unknown, f"{path.name}: unknown placeholders {unknown}"
+        code = re.sub(r"@@([A-Z_]+)@@", lambda m: self.values[m.group(1)], text)
+        for secret in self.secrets:
+            assert secret not in code, f"{path.name} would carry a whole secret"
+        return code
+
+    def submit(self, code: str) -> dict[str, Any]:
+        started = time.monotonic()
+        response = httpx.post(
+            f"{self.server.base}/api/exercises/double/submissions",
+            json={"track": "numpy", "code": code, "mode": "submit"},
+            timeout=REQUEST_TIMEOUT,
+        )
+        assert response.status_code == 200, response.text[:2000]
+        assert time.monotonic() - started < REQUEST_TIMEOUT
+        result = response.json()
+        assert result["status"] in ("pass", "fail", "error"), result
+        return result
+
+    def health(self) -> dict[str, Any]:
+        response = httpx.get(f"{self.server.base}/healthz", timeout=REQUEST_TIMEOUT)
+        assert response.status_code == 200
+        return response.json()
+
+
+def _halves(secret: str) -> tuple[str, str]:
+    return secret[: len(secret) // 2], secret[len(secret) // 2 :]
+
+
+@pytest.fixture(scope="session")
+def _targets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Target]]:
+    """Start servers lazily: ``bwrap`` for the attacks, ``process`` for the proofs."""
+    with _TargetFactory(tmp_path_factory) as factory:
+        yield factory  # type: ignore[misc]
+
+
+class _TargetFactory(dict):  # type: ignore[type-arg]
+    def __init__(self, tmp: pytest.TempPathFactory) -> None:
+        super().__init__()
+        self.tmp = tmp
+        self._contexts: list[Any] = []
+
+    def __enter__(self) -> _TargetFactory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for target in self.values():
+            if target.listener is not None:
+                target.listener.close()
+            _clean_planted(target.values["TOKEN"])
+        for context in reversed(self._contexts):
+            context.__exit__(None, None, None)
+
+    def __missing__(self, sandbox: str) -> Target:
+        base = self.tmp.mktemp(f"attack-{sandbox}")
+        token = uuid.uuid4().hex[:16]
+        canary = f"DRILL-CANARY-{uuid.uuid4().hex}"
+        marker = f"DRILL-REFERENCE-{uuid.uuid4().hex}"
+        control = f"DRILL-CONTROL-{uuid.uuid4().hex}"
+        # A copy of the test exercises whose reference solution carries a unique marker,
+        # so that a search for "the reference" has something unmistakable to look for.
+        exercises = base / "exercises"
+        shutil.copytree(TEST_EXERCISES, exercises)
+        solution = exercises / "double" / "numpy" / "solution.py"
+        solution.write_text(solution.read_text() + f"\n\nREFERENCE_MARKER = {marker!r}\n")
+        var = base / "var"
+        port = free_port()
+        context = running_server(
+            var,
+            port,
+            DRILL_SANDBOX=sandbox,
+            DRILL_EXERCISES_DIR=str(exercises),
+            DRILL_WORKERS="2",
+            DRILL_RATE_PER_MINUTE="1000000",
+            DRILL_RATE_BURST="100000",
+            DRILL_ATTACK_CANARY=canary,
+        )
+        server = context.__enter__()
+        self._contexts.append(context)
+        # An abstract Unix socket in the host's network namespace (net_unix_sockets.py).
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(f"\0drill-attack-{token}")
+        listener.listen(64)
+        values = {
+            "SERVER_PORT": str(port),
+            "TOKEN": token,
+            "DB_PATH": str(var / "drill.db"),
+            "VAR_DIR": str(var),
+            "EXERCISES_DIR": str(exercises),
+            "REPO": str(ROOT),
+            "CONTROL": control,
+        }
+        for name, secret in (("SECRET", canary), ("REF", marker), ("CONTROL", control)):
+            values[f"{name}_A"], values[f"{name}_B"] = _halves(secret)
+        target = Target(server, port, values, [canary, marker], listener)
+        health = target.health()
+        assert health["sandbox"] == sandbox, health
+        self[sandbox] = target
+        return target
+
+
+def _clean_planted(token: str) -> None:
+    """Remove what a planter may have left on the host during an unconfined proof."""
+    for folder in ("/tmp", "/dev/shm", "/var/tmp", "/dev", "/", os.getcwd(), str(ROOT)):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if token in name:
+                path = os.path.join(folder, name)
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+
+
+@pytest.fixture(scope="session")
+def bwrap_target(_targets: dict[str, Target]) -> Target:
+    return _targets["bwrap"]
+
+
+# --- reading results ---
+
+
+def reports(result: dict[str, Any], tag: str = "REPORT") -> list[dict[str, Any]]:
+    found = []
+    for test in result.get("tests", []):
+        for line in test.get("output", "").splitlines():
+            if line.startswith(tag + " "):
+                found.append(json.loads(line[len(tag) + 1 :]))
+    return found
+
+
+def report(result: dict[str, Any], tag: str = "REPORT") -> dict[str, Any]:
+    got = reports(result, tag)
+    assert got, f"no {tag} line in the output: {json.dumps(result)[:3000]}"
+    return got[0]
+
+
+def describe(result: dict[str, Any]) -> str:
+    tests = [(t["name"], t["status"], t["message"]) for t in result.get("tests", [])]
+    return f"{result['status']}: {result['message']!r} {tests}"
+
+
+def check_verdict(path: Path, expect: dict[str, str], result: dict[str, Any]) -> None:
+    assert re.fullmatch(expect["status"], result["status"]), describe(result)
+    kind = expect.get("kind", "verdict")
+    if kind == "verdict" and "pass" not in expect["status"]:
+        assert result["status"] != "pass", describe(result)
+        assert result["passed"] < result["total"], describe(result)
+    if "message~" in expect:
+        assert re.search(expect["message~"], result["message"]), describe(result)
+    if "test_message~" in expect:
+        assert result["tests"], describe(result)
+        assert re.search(expect["test_message~"], result["tests"][0]["message"]), describe(result)
+    if expect.get("truncated") == "yes":
+        for test in result["tests"]:
+            assert test["output"].endswith(TRUNCATION_MARKER), test["output"][-200:]
+            assert len(test["output"]) < 70_000
+
+
+def check_still_serving(target: Target) -> None:
+    """The next learner's submission is graded correctly, and the pool is whole again."""
+    good = target.submit(GOOD)
+    assert (good["status"], good["passed"], good["total"]) == ("pass", 2, 2), describe(good)
+    deadline = time.monotonic() + HEALTH_TIMEOUT
+    while True:
+        health = target.health()
+        if health["workers"] == 2:
+            break
+        assert time.monotonic() < deadline, f"the pool did not recover: {health}"
+        time.sleep(0.2)
+
+
+# --- the attacks ---
+
+
+def test_the_suite_is_large_and_well_formed() -> None:
+    assert len(ATTACKS) >= 40
+    categories = {p.name.split("_")[0] for p in ATTACKS}
+    assert {"time", "memory", "proc", "output", "escape", "leak", "net", "persist", "crash"} <= (
+        categories
+    )
+    for path in ATTACKS:
+        assert first_docstring_line(path), path.name
+        expect = parse_expect(path)
+        if expect.get("kind") == "plant":
+            assert (FINDERS_DIR / expect["finder"]).is_file(), path.name
+
+
+@pytest.mark.parametrize("path", ATTACKS, ids=[p.name for p in ATTACKS])
+def test_attack(bwrap_target: Target, path: Path) -> None:
+    expect = parse_expect(path)
+    kind = expect.get("kind", "verdict")
+    result = bwrap_target.submit(bwrap_target.code(path))
+    check_verdict(path, expect, result)
+    if kind == "leak":
+        got = report(result)
+        assert got["found"] == [], f"{path.name} found {got['found']}"
+        assert got["tried"] >= int(expect.get("min_tried", "1")), got
+        if expect.get("control") == "yes":
+            assert got["control"] is True, "the scan must find the control marker"
+    if kind == "plant":
+        check_planter(bwrap_target, path, expect, result)
+    check_still_serving(bwrap_target)
+
+
+def check_planter(
+    target: Target, path: Path, expect: dict[str, str], first: dict[str, Any]
+) -> None:
+    """Plant on both workers, then run the finder until it has run on each of them."""
+    planted_in = {report(first, "PLANTED")["ns"]}
+    planted_in.add(report(target.submit(target.code(path)), "PLANTED")["ns"])
+    finder = target.code(FINDERS_DIR / expect["finder"])
+    searched_in: set[str] = set()
+    for _ in range(6):
+        result = target.submit(finder)
+        assert result["status"] == "pass", describe(result)
+        got = report(result)
+        assert got["found"] == [], f"{path.name}: the next submission found {got['found']}"
+        assert got["tried"] > 0
+        searched_in.add(got["ns"])
+        if planted_in <= searched_in:
+            break
+    assert planted_in <= searched_in, (planted_in, searched_in)
+
+
+# --- proof that the leak checks detect a leak where there is no sandbox ---
+
+PROVABLE = [
+    p
+    for p in ATTACKS
+    if parse_expect(p).get("proof") in ("process", "direct", "same-process", "direct-pair")
+]
+
+
+def _run_unconfined(script: str, *files: str, cwd: Path) -> dict[str, Any]:
+    completed = subprocess.run(
+        [sys.executable, "-c", script, *files],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        check=False,
+    )
+    lines = [line for line in completed.stdout.splitlines() if line.startswith("REPORT ")]
+    assert lines, completed.stdout[-2000:] + completed.stderr[-2000:]
+    return json.loads(lines[-1][len("REPORT ") :])
+
+
+PROBE = (
+    "import json, runpy, sys\n"
+    "ns = runpy.run_path(sys.argv[1])\n"
+    "print('REPORT ' + json.dumps(ns['probe']()))\n"
+)
+PLANT = "import runpy, sys\nruns = runpy.run_path(sys.argv[1])\nruns['plant']()\n"
+PLANT_THEN_PROBE = (
+    "import json, runpy, sys\n"
+    "planter = runpy.run_path(sys.argv[1])\n"
+    "planter['plant']()\n"
+    "finder = runpy.run_path(sys.argv[2])\n"
+    "print('REPORT ' + json.dumps(finder['probe']()))\n"
+)
+
+
+@pytest.mark.parametrize("path", PROVABLE, ids=[p.name for p in PROVABLE])
+def test_the_check_detects_the_leak_unconfined(
+    _targets: dict[str, Target], path: Path, tmp_path: Path
+) -> None:
+    expect = parse_expect(path)
+    proof = expect["proof"]
+    if proof == "process":
+        target = _targets["process"]
+        result = target.submit(target.code(path))
+        if expect.get("kind") == "plant":
+            result = target.submit(target.code(FINDERS_DIR / expect["finder"]))
+        got = report(result)
+    else:
+        # Seccomp refuses these even in the process backend: run the probe as a plain
+        # subprocess of the test's Python (unconfined), against the bwrap server's values.
+        target = _targets["bwrap"]
+        program = tmp_path / path.name
+        program.write_text(target.code(path))
+        if proof == "direct":
+            got = _run_unconfined(PROBE, str(program), cwd=tmp_path)
+        else:
+            finder = tmp_path / expect["finder"]
+            finder.write_text(target.code(FINDERS_DIR / expect["finder"]))
+            if proof == "direct-pair":  # plant in one process, find from another
+                subprocess.run([sys.executable, "-c", PLANT, str(program)], check=True, timeout=60)
+                got = _run_unconfined(PROBE, str(finder), cwd=tmp_path)
+            else:  # same-process: only a shared interpreter could carry this state
+                got = _run_unconfined(PLANT_THEN_PROBE, str(program), str(finder), cwd=tmp_path)
+    if path.name == "net_raw_and_packet.py" and os.geteuid() != 0:
+        # Raw sockets need CAP_NET_RAW: without root nothing can prove this check here.
+        assert got["tried"] >= 3
+        return
+    assert got["found"], f"{path.name}: the unconfined run found nothing: {got}"
