@@ -114,10 +114,16 @@ class Service:
         self.check_code(exercise, track, code)
         self.limiter.check(client)
         with self.admission.slot():
-            result = await run_in_threadpool(self.grader.grade, slug, track, code, mode)
-        return await run_in_threadpool(
-            self.store.save_submission, learner, result, code, exercise.version
-        )
+            # One trip to the thread pool: grade, then commit before answering.
+            return await run_in_threadpool(
+                self._grade_and_store, learner, exercise, track, code, mode
+            )
+
+    def _grade_and_store(
+        self, learner: str, exercise: Exercise, track: str, code: str, mode: Mode
+    ) -> dict[str, Any]:
+        result = self.grader.grade(exercise.slug, track, code, mode)
+        return self.store.save_submission(learner, result, code, exercise.version)
 
     async def submission(self, sub_id: str) -> dict[str, Any]:
         found = await run_in_threadpool(self.store.get_submission, sub_id)

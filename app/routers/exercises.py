@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Path
+from fastapi.responses import JSONResponse
 
 from app.deps import ClientDep, LearnerDep, ServiceDep
 from app.schemas import ExerciseDetail, ExerciseSummary, Hint, SubmissionIn, SubmissionResult
@@ -48,4 +49,6 @@ async def submit(
     slug: str = SlugPath,
 ) -> Any:
     """Grade code on the examples (``run``) or the hidden tests (``submit``) and store it."""
-    return await service.submit(learner, client, slug, body.track, body.code, body.mode)
+    stored = await service.submit(learner, client, slug, body.track, body.code, body.mode)
+    # Already in the result's shape (store.save_submission built it from the model).
+    return JSONResponse(stored)
