@@ -37,36 +37,31 @@ class Context:
     reference: Reference
     limits: JobLimits
 
+    def error(self, message: str, duration_ms: float = 0.0) -> GradeResult:
+        """A result with no test verdicts: the run as a whole could not be graded."""
+        return GradeResult(
+            exercise=self.exercise,
+            track=self.track,
+            mode=self.mode,
+            status=Status.ERROR,
+            message=message,
+            total=len(self.names),
+            duration_ms=duration_ms,
+        )
+
 
 def syntax_error(ctx: Context, exc: SyntaxError) -> GradeResult:
     line, col = exc.lineno or 0, exc.offset or 0
-    return GradeResult(
-        exercise=ctx.exercise,
-        track=ctx.track,
-        mode=ctx.mode,
-        status=Status.ERROR,
-        message=f"SyntaxError at line {line}, column {col}: {exc.msg}",
-        total=len(ctx.names),
-    )
+    return ctx.error(f"SyntaxError at line {line}, column {col}: {exc.msg}")
 
 
 def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
-    base: dict[str, Any] = {
-        "exercise": ctx.exercise,
-        "track": ctx.track,
-        "mode": ctx.mode,
-        "total": len(ctx.names),
-    }
     duration = round(outcome.elapsed * 1000, 1)
     if outcome.malformed:
-        return GradeResult(
-            **base,
-            status=Status.ERROR,
-            duration_ms=duration,
-            message=(
-                "the grader could not read your code's result "
-                f"({outcome.malformed}); did your code write to the grader's channel?"
-            ),
+        return ctx.error(
+            "the grader could not read your code's result "
+            f"({outcome.malformed}); did your code write to the grader's channel?",
+            duration,
         )
 
     results: dict[str, TestResult] = {}
@@ -74,38 +69,26 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
     for frame in outcome.frames:
         kind = frame.header.get("type")
         if kind == "load_error":
-            return _load_error(base, frame.header, duration, ctx)
+            return ctx.error(_load_error_message(frame.header, ctx), duration)
         if kind == "harness_error":
-            return GradeResult(
-                **base,
-                status=Status.ERROR,
-                duration_ms=duration,
-                message=f"internal grading error: {_text(frame.header.get('message'))}",
+            return ctx.error(
+                f"internal grading error: {_text(frame.header.get('message'))}", duration
             )
         if kind == "code_loaded":
             code_loaded = True
         if kind == "test":
             name = frame.header.get("name")
             if name not in ctx.names or name in results:
-                return GradeResult(
-                    **base,
-                    status=Status.ERROR,
-                    duration_ms=duration,
-                    message=(
-                        "the grader received a result it did not ask for (test "
-                        f"{_text(name)!r}); did your code write to the grader's channel?"
-                    ),
+                return ctx.error(
+                    "the grader received a result it did not ask for (test "
+                    f"{_text(name)!r}); did your code write to the grader's channel?",
+                    duration,
                 )
             results[name] = _test_result(ctx, frame)
 
     stop = _stop_reason(ctx, outcome) if len(results) < len(ctx.names) else None
     if stop is not None and not code_loaded:
-        return GradeResult(
-            **base,
-            status=Status.ERROR,
-            duration_ms=duration,
-            message=f"{stop} while loading your code",
-        )
+        return ctx.error(f"{stop} while loading your code", duration)
     tests: list[TestResult] = []
     for name in ctx.names:
         if name in results:
@@ -131,7 +114,15 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
         status = Status.FAIL
         message = f"{passed}/{len(tests)} tests passed"
     return GradeResult(
-        **base, status=status, message=message, passed=passed, duration_ms=duration, tests=tests
+        exercise=ctx.exercise,
+        track=ctx.track,
+        mode=ctx.mode,
+        status=status,
+        message=message,
+        passed=passed,
+        total=len(ctx.names),
+        duration_ms=duration,
+        tests=tests,
     )
 
 
@@ -221,9 +212,7 @@ def _exception_message(error: Any, last_call: Any, limits: JobLimits) -> tuple[s
     return f"the test failed before calling your code: {detail}", traceback
 
 
-def _load_error(
-    base: dict[str, Any], h: dict[str, Any], duration: float, ctx: Context
-) -> GradeResult:
+def _load_error_message(h: dict[str, Any], ctx: Context) -> str:
     error = h.get("error") if isinstance(h.get("error"), dict) else {}
     assert isinstance(error, dict)
     kind = _text(error.get("type")) or "Exception"
@@ -235,7 +224,7 @@ def _load_error(
     else:
         message, _ = _exception_message(error, None, ctx.limits)
         message = message.replace("your code raised", "your code raised, while loading,", 1)
-    return GradeResult(**base, status=Status.ERROR, message=message, duration_ms=duration)
+    return message
 
 
 def _stop_reason(ctx: Context, outcome: JobOutcome) -> str:
