@@ -173,8 +173,9 @@ class WorkerProcess:
             raise WorkerLost(f"{self.name}: protocol error, expected a spare child")
         job_w, res_r = fds
         self.jobs += 1
+        child = spare.header.get("pid")
         try:
-            return _Exchange(self, job, limits, started, job_w, res_r).run()
+            return _Exchange(self, job, limits, started, job_w, res_r, child).run()
         finally:
             _close(job_w)
             _close(res_r)
@@ -205,12 +206,16 @@ class _Exchange:
         started: float,
         job_w: int,
         res_r: int,
+        child: Any = None,
     ) -> None:
         self.worker = worker
         self.limits = limits
         self.started = started
         self.job_w = job_w
         self.res_r = res_r
+        # Kill requests name the child, so one that arrives after its child has already
+        # ended can never hit the next job's child.
+        self.child = child
         self.pending = memoryview(wire.pack(job.header, job.body))
         tests = job.header.get("tests")
         self.expected = len(tests) if isinstance(tests, list) else None
@@ -231,7 +236,7 @@ class _Exchange:
             if now >= deadline:
                 if outcome.killed_for is None:
                     outcome.killed_for = "wall"
-                    worker._send({"type": "kill"})
+                    worker._send({"type": "kill", "pid": self.child})
                     deadline = now + KILL_GRACE
                     continue
                 # No exit report after a kill: the worker is gone or wedged.
@@ -294,7 +299,7 @@ class _Exchange:
         total = sum(len(f.body) for f in self.outcome.frames) + len(self.received)
         if total > self.limits.result_bytes:
             self.outcome.killed_for = "result_size"
-            self.worker._send({"type": "kill"})
+            self.worker._send({"type": "kill", "pid": self.child})
             return
         try:
             while True:

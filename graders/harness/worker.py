@@ -154,7 +154,11 @@ class Worker:
                     sys.exit(0)
                 buffer += chunk
                 frames, buffer = wire.split_frames(buffer, 0)
-                if any(f.header.get("type") == "kill" for f in frames):
+                # Only a kill naming this child counts: a late one for the previous
+                # child (which ended on its own meanwhile) must not hit this one.
+                if any(
+                    f.header.get("type") == "kill" and f.header.get("pid") == pid for f in frames
+                ):
                     self.kill_child(pid)
                     killed = True
         finally:

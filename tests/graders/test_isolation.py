@@ -190,3 +190,17 @@ def test_a_killed_worker_is_replaced_and_the_next_job_passes(tmp_path: Path) -> 
         assert "sandbox stopped" in result.tests[0].message
         assert grader.grade("double", "numpy", good, "submit").status == "pass"
         assert grader.pool.live_workers == 1
+
+
+def test_a_late_kill_request_cannot_hit_the_next_job(tmp_path: Path) -> None:
+    """A kill the server sends as a child ends on its own must not kill the next child."""
+    good = (Path(__file__).parent / "cases" / "passing" / "submission.py").read_text()
+    with Grader(make_settings(tmp_path, TEST_EXERCISES, workers=1)) as grader:
+        assert grader.grade("double", "numpy", good, "submit").status == "pass"
+        assert grader.pool is not None
+        (worker,) = list(grader.pool._all)
+        # The previous child has ended; a kill for it arrives late, then the next job.
+        worker._send({"type": "kill", "pid": 2})
+        worker._send({"type": "kill", "pid": -1})
+        result = grader.grade("double", "numpy", good, "submit")
+        assert result.status == "pass", result.tests[0].message
