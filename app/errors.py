@@ -68,7 +68,11 @@ def _describe(errors: list[Any]) -> str:
     parts = []
     for error in errors[:5]:
         if error.get("type") == "json_invalid":
-            parts.append("the body is not valid JSON")
+            reason = str(error.get("ctx", {}).get("error", "")) or str(error.get("msg", ""))
+            reason = reason.removeprefix("Invalid JSON: ")
+            parts.append(
+                f"the body is not valid JSON ({reason})" if reason else "the body is not valid JSON"
+            )
             continue
         where = ".".join(str(p) for p in error.get("loc", ()) if p != "body") or "body"
         parts.append(f"{where}: {error.get('msg', 'invalid')}")

@@ -55,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            service.close()
             grader.close()
             store.close()
 

@@ -164,6 +164,9 @@ class _Comparer:
                 f"{path}: dtype differs — expected {_KIND_NAMES.get(_kind(exp.dtype), exp_dtype)} "
                 f"array, got {got_dtype}"
             )
+        # The usual case, a submission that matches bit for bit, without the float copies.
+        if exp.dtype == got.dtype and np.array_equal(exp, got):
+            return None
         bad = ~self._close(exp, got)
         if not bad.any():
             return None

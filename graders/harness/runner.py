@@ -208,7 +208,6 @@ class Job:
             return
         load_output, _ = self.capture.stop()
         self.send({"type": "code_loaded"})
-        self.t_loaded = time.monotonic()
 
         names = self.h["tests"] if self.h["tests"] is not None else list(specs)
         for name in names:
@@ -219,18 +218,7 @@ class Job:
             self.run_test(spec, module, load_output)
             load_output = ""
         # Which modules the job had to import: proof that nothing heavy loads per job.
-        self.send(
-            {
-                "type": "done",
-                "t": [
-                    self.h.get("t_read"),
-                    self.h.get("t_confined"),
-                    self.t_loaded,
-                    time.monotonic(),
-                ],
-                "imported": newly_imported(),
-            }
-        )
+        self.send({"type": "done", "imported": newly_imported()})
 
     def run_test(self, spec: testing.TestSpec, module: types.ModuleType, prefix: str) -> None:
         scenario = testing.Scenario(module.__dict__, self.h["entry_points"])

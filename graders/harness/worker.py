@@ -29,10 +29,13 @@ import socket
 import sys
 from typing import Any
 
-from graders.harness import runner, wire
+from graders.harness import prewarm, runner, wire
 
 MAX_JOB = 4 * 1024 * 1024
 MAX_FDS = 64
+PREWARM_LIMITS = {"output_bytes": 4096, "result_bytes": 1 << 20}
+# Built once in the warm worker (main); run by each spare child while it waits.
+PREWARM: tuple[dict[str, Any], bytes] | None = None
 
 
 def _prctl(option: int, arg: int) -> None:
@@ -134,7 +137,6 @@ class Worker:
                     "killed": killed,
                     "cpu_s": usage.ru_utime + usage.ru_stime,
                     "maxrss_kb": usage.ru_maxrss,
-                    "t_exit": __import__("time").monotonic(),
                 }
             )
 
@@ -196,31 +198,28 @@ class Worker:
 
 
 def child_main(job_r: int, res_w: int, sandboxed: bool) -> None:  # pragma: no cover
-    """Runs in the forked child: read the job, confine ourselves, run it, exit."""
+    """Runs in the forked child: warm up, lock down, read the job, run it, exit."""
     code = 0
     try:
         os.setpgid(0, 0)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        # All of this happens while the child waits for a job, off the request path.
+        if PREWARM is not None:
+            prewarm.run_until_job_arrives(job_r, PREWARM)
+        lock_down(keep=(job_r, res_w))
         with os.fdopen(job_r, "rb", buffering=0) as job_file:
             frame = wire.read_frame(job_file.read, MAX_JOB)
         if frame is None:
             os._exit(0)
         header = frame.header
-        import time as _t
-
-        t_read = _t.monotonic()
-        confine(header["limits"], keep=res_w)
-        header["t_read"] = t_read
-        header["t_confined"] = _t.monotonic()
+        limit(header["limits"])
         if header.get("type") == "selfcheck":
             from graders.harness.selfcheck import run_selfcheck
 
             os.write(res_w, wire.pack({"type": "selfcheck", **run_selfcheck(header)}))
         else:
-            from graders.harness.runner import Job
-
-            Job(header, res_w, frame.body).run()
+            runner.Job(header, res_w, frame.body).run()
     except BaseException as exc:  # the harness failed, not the learner
         with contextlib.suppress(BaseException):
             os.write(res_w, wire.pack({"type": "harness_error", "message": repr(exc)[:2000]}))
@@ -236,11 +235,28 @@ def _vm_size() -> int:
     return 0
 
 
-def confine(limits: dict[str, Any], keep: int) -> None:  # pragma: no cover - in the child
-    """Apply the per-child limits and the seccomp filter; close every other fd."""
+def lock_down(keep: tuple[int, ...]) -> None:  # pragma: no cover - in the child
+    """Close every fd but ``keep``, detach stdin, apply the seccomp filter. Done before
+    the job arrives: nothing of it depends on the job."""
     from graders.harness import seccomp
 
-    cpu = int(limits["cpu_seconds"])
+    for entry in os.listdir("/proc/self/fd"):
+        fd = int(entry)
+        if fd > 2 and fd not in keep:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    devnull = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(devnull, 0)  # stdin reads end at once
+    os.close(devnull)
+    if seccomp.supported():
+        seccomp.install()
+
+
+def limit(limits: dict[str, Any]) -> None:  # pragma: no cover - in the child
+    """Apply the job's resource limits."""
+    # CPU: the job's allowance on top of what the warm-up already used.
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = int(limits["cpu_seconds"]) + round(used.ru_utime + used.ru_stime)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     # Address space: what the warm worker already maps plus the learner's allowance.
     memory = _vm_size() + int(limits["memory_bytes"])
@@ -254,17 +270,6 @@ def confine(limits: dict[str, Any], keep: int) -> None:  # pragma: no cover - in
     # memfd is capped by RLIMIT_FSIZE, so this bounds the total; memory_memfd_bomb.py).
     resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_FDS, MAX_FDS))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the cap fails, not kills
-    fd_dir = os.listdir("/proc/self/fd")
-    for entry in fd_dir:
-        fd = int(entry)
-        if fd > 2 and fd != keep:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-    devnull = os.open("/dev/null", os.O_RDONLY)
-    os.dup2(devnull, 0)  # stdin reads end at once
-    os.close(devnull)
-    if seccomp.supported():
-        seccomp.install()
 
 
 def main(argv: list[str]) -> None:
@@ -280,6 +285,8 @@ def main(argv: list[str]) -> None:
     gc.collect()
     gc.freeze()
     runner.snapshot_modules()
+    global PREWARM
+    PREWARM = prewarm.prepare(PREWARM_LIMITS)
     versions["huge_pages_mib"] = str(collapse_heap() // 2**20)
     worker.send({"type": "ready", "pid": os.getpid(), "versions": versions})
     worker.serve()
