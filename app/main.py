@@ -15,10 +15,11 @@ from starlette.concurrency import run_in_threadpool
 
 from app import errors
 from app.middleware import SecurityMiddleware
-from app.routers import drafts, exercises, health, pages, submissions
+from app.routers import drafts, exercises, health, instructor, pages, submissions
 from app.service import Service
 from app.store import Store
 from graders.grading import Grader
+from graders.reload import watch_catalog
 from graders.settings import ROOT, Settings, get_settings
 
 log = logging.getLogger("drill.app")
@@ -45,6 +46,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         service = Service(settings, grader, store)
         app.state.service = service
         threading.Thread(target=service.warm_references, daemon=True).start()
+        watcher = watch_catalog(grader) if settings.reload else None  # instructors' edits
         status = grader.status
         log.info(
             "Drill ready: sandbox=%s, %d workers, %d exercises",
@@ -55,6 +57,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            if watcher is not None:
+                watcher.stop()
             service.close()
             grader.close()
             store.close()
@@ -72,6 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in (health.router, exercises.router, submissions.router, drafts.router):
         app.include_router(router)
     app.include_router(pages.router)
+    app.include_router(instructor.router)
     STATIC.mkdir(exist_ok=True)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # JSON escapes code up to six times (\\uXXXX); the code's own limit is checked later.

@@ -19,7 +19,6 @@ from app.rendering import render_markdown
 from app.schemas import ExerciseDetail, ExerciseSummary, Hint, TrackInfo
 from app.store import Store
 from graders.catalog import Exercise
-from graders.errors import DrillError
 from graders.grading import Grader
 from graders.results import Mode
 from graders.settings import Settings
@@ -88,12 +87,7 @@ class Service:
 
     def warm_references(self) -> None:
         """Compute (or load) every reference now, not on a learner's first request."""
-        for exercise in self.exercises():
-            for track in exercise.tracks:
-                try:
-                    self.grader.reference(exercise, track)
-                except DrillError as exc:
-                    log.error("reference of %s/%s: %s", exercise.slug, track, exc)
+        self.grader.warm_references()  # failures are logged and kept in catalog_problem
 
     # --- submissions ---
 
@@ -130,7 +124,8 @@ class Service:
     def _grade_and_store(
         self, learner: str, exercise: Exercise, track: str, code: str, mode: Mode
     ) -> dict[str, Any]:
-        result = self.grader.grade(exercise.slug, track, code, mode)
+        # The exercise looked up when the request came: a reload meanwhile does not mix versions.
+        result = self.grader.grade(exercise.slug, track, code, mode, exercise)
         return self.store.save_submission(learner, result, code, exercise.version)
 
     async def submission(self, sub_id: str) -> dict[str, Any]:

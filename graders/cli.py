@@ -7,11 +7,11 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graders.errors import DrillError, UnknownExercise
 from graders.results import GradeResult, Status
-from graders.settings import get_settings
+from graders.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from graders.grading import Grader
@@ -36,12 +36,25 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("slugs", nargs="*", metavar="SLUG")
     validate.add_argument("--json", action="store_true")
 
+    new = sub.add_parser("new", help="scaffold a new exercise package")
+    new.add_argument("slug", help="the folder name, like row-softmax")
+    new.add_argument(
+        "--tracks",
+        default="numpy",
+        help="comma-separated tracks: numpy, torch or numpy,torch (default: numpy)",
+    )
+
     listing = sub.add_parser("list", help="list the exercises")
     listing.add_argument("--json", action="store_true")
 
     serve = sub.add_parser("serve", help="run the web service")
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
+    serve.add_argument(
+        "--reload",
+        action="store_true",
+        help="serve edits of the exercises folder without a restart (the workers keep running)",
+    )
     return parser
 
 
@@ -55,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
             return _validate(args)
         if args.command == "list":
             return _list(args)
+        if args.command == "new":
+            return _new(args)
         return _serve(args)
     except UnknownExercise as exc:
         print(f"drill: {exc}", file=sys.stderr)
@@ -117,10 +132,13 @@ def _validate(args: argparse.Namespace) -> int:
         for r in reports:
             head = "ok  " if r.ok else "FAIL"
             print(
-                f"{head} {r.exercise} [{r.track}]: {r.examples} examples, {r.hidden} hidden tests"
+                f"{head} {r.exercise} [{r.track}]: {_count(r.examples, 'example')}, "
+                f"{_count(r.hidden, 'hidden test')}"
             )
             for name, tests in r.caught.items():
                 print(f"       wrong/{name} caught by: {', '.join(tests) or 'NOTHING'}")
+            for test, wrongs in r.catches.items():
+                print(f"       test {test!r} catches {len(wrongs)}: {', '.join(wrongs) or '-'}")
             for w in r.warnings:
                 print(f"  warning: {w}")
             for p in r.problems:
@@ -128,6 +146,42 @@ def _validate(args: argparse.Namespace) -> int:
         bad = sum(not r.ok for r in reports)
         print(f"{len(reports) - bad}/{len(reports)} tracks valid")
     return 0 if all(r.ok for r in reports) else 1
+
+
+def _new(args: argparse.Namespace) -> int:
+    from graders.scaffold import ScaffoldError, create
+
+    exercises = get_settings().exercises_dir
+    tracks = [t.strip() for t in args.tracks.split(",") if t.strip()]
+    try:
+        made = create(exercises, args.slug, tracks)
+    except ScaffoldError as exc:
+        print(f"drill new: {exc}", file=sys.stderr)
+        return 2
+    print(f"Created {made.folder} with tracks {', '.join(tracks)}:")
+    for path in made.files:
+        print(f"  {path.relative_to(made.folder)}")
+    steps = [
+        "statement.md: say what the learner writes; name every entry point "
+        f"({made.entry_point}) and state each rule the hidden tests check.",
+        "exercise.toml: the title, section, difficulty and one-line summary.",
+        "hints/1.md, 2.md, ...: hints, from a nudge to nearly the answer.",
+        "<track>/solution.py: the reference solution; <track>/starter.py: what learners "
+        "start from.",
+        "<track>/tests.py: one @test per rule (docs/authoring.md shows the helpers).",
+        "<track>/wrong/*.py: mistakes learners make, each opening with a docstring naming "
+        "its bug; validate proves your tests catch them.",
+        f"drill validate {args.slug}: repeat until it says ok (no TODO(drill new) may remain).",
+        f"drill serve --reload, then open /exercises/{args.slug}: edits show without a restart.",
+    ]
+    print("Next:")
+    for number, step in enumerate(steps, start=1):
+        print(f"  {number}. {step}")
+    return 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -155,14 +209,22 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+def serve_settings(args: argparse.Namespace) -> Settings:
+    """The settings of ``drill serve``: the environment's, then the command line's."""
+    overrides: dict[str, Any] = {
+        k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None
+    }
+    if args.reload:  # our own reload of the catalog, not uvicorn's restart of the process
+        overrides["reload"] = True
+    return Settings(**overrides)
+
+
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.main import create_app
-    from graders.settings import Settings
 
-    overrides = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
-    settings = Settings(**overrides)
+    settings = serve_settings(args)
     logging.getLogger("drill").setLevel(logging.INFO)
     print(f"Drill: starting on http://{settings.host}:{settings.port} (Ctrl+C stops)", flush=True)
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")

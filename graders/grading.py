@@ -18,7 +18,7 @@ from typing import Any
 
 from graders import verdicts
 from graders.catalog import Catalog, Exercise, load_catalog
-from graders.errors import SandboxError, SandboxUnavailable
+from graders.errors import DrillError, SandboxError, SandboxUnavailable
 from graders.jobs import Job, job_for
 from graders.pool import JobOutcome, WorkerPool
 from graders.references import Reference, ReferenceStore
@@ -55,7 +55,13 @@ class Grader:
 
     def __init__(self, settings: Settings, catalog: Catalog | None = None) -> None:
         self.settings = settings
+        # Replaced whole by reload_catalog(): read it once per request and keep that object.
         self.catalog = catalog or load_catalog(settings.exercises_dir)
+        # Why the exercises on disk are not (all) being served as they are; None when they are.
+        self.catalog_problem: str | None = None
+        self._reload_lock = threading.Lock()
+        self._generation = 0  # bumped by every successful reload
+        self._closed = False
         self.pool: WorkerPool | None = None
         self.status: SandboxStatus | None = None
         self._reference_pool: WorkerPool | None = None
@@ -72,9 +78,10 @@ class Grader:
         )
 
     def close(self) -> None:
-        for pool in (self.pool, self._reference_pool):
-            if pool is not None:
-                pool.close()
+        self._closed = True
+        if self.pool is not None:
+            self.pool.close()
+        self._stop_reference_pool()  # under its lock: a background warm-up cannot restart it
         if self._reference_timer is not None:
             self._reference_timer.cancel()
 
@@ -189,6 +196,8 @@ class Grader:
 
     def reference_pool(self) -> WorkerPool:
         with self._reference_lock:
+            if self._closed:
+                raise SandboxError("the grader is shut down")
             if self._reference_pool is None:
                 assert self.status is not None, "start() first"
                 pool = WorkerPool(
@@ -220,13 +229,99 @@ class Grader:
         assert self._references is not None, "start() first"
         return self._references.get(exercise, track)
 
+    # --- live reload ---
+
+    def reload_catalog(self) -> bool:
+        """Load the exercises folder again and serve it; return False if it did not load.
+
+        A folder that does not load leaves the last good catalog serving and says why in
+        ``catalog_problem``. Workers keep running; a request already holding an exercise
+        finishes on that version. References of new and changed exercises are computed in
+        the background, so the first learner does not wait for them.
+        """
+        with self._reload_lock:
+            old = self.catalog
+            try:
+                new = load_catalog(self.settings.exercises_dir)
+            except (DrillError, OSError) as exc:  # OSError: a file vanished mid-read
+                self.catalog_problem = (
+                    f"the exercises were not reloaded ({exc}); still serving the last good version"
+                )
+                log.error("catalog reload failed: %s", self.catalog_problem)
+                return False
+            added = [s for s in new.exercises if s not in old.exercises]
+            removed = [s for s in old.exercises if s not in new.exercises]
+            changed = [
+                s for s, e in new.exercises.items() if s in old.exercises and old.exercises[s] != e
+            ]
+            self.catalog = new  # one assignment: readers see the old catalog or the new one
+            self.catalog_problem = None
+            self._generation += 1
+            generation = self._generation
+        log.info(
+            "catalog reloaded: %d exercises; added: %s; changed: %s; removed: %s",
+            len(new.exercises),
+            ", ".join(added) or "none",
+            ", ".join(changed) or "none",
+            ", ".join(removed) or "none",
+        )
+        threading.Thread(
+            target=self.warm_references,
+            args=([*added, *changed], new, generation),
+            name="drill-reload-warm",
+            daemon=True,
+        ).start()
+        return True
+
+    def warm_references(
+        self,
+        first: list[str] | None = None,
+        catalog: Catalog | None = None,
+        generation: int | None = None,
+    ) -> None:
+        """Compute (or load) every reference now, not on a learner's first request: the
+        exercises in ``first`` before the rest; any that fails goes to ``catalog_problem``."""
+        if self._references is None:
+            return  # not started: references are computed on first use
+        if catalog is None or generation is None:
+            with self._reload_lock:
+                catalog, generation = self.catalog, self._generation
+        first = first or []
+        order = [*first, *(s for s in catalog.exercises if s not in first)]
+        problems = []
+        for slug in order:
+            exercise = catalog.exercises[slug]
+            for track in exercise.tracks:
+                if self._closed or generation != self._generation:
+                    return  # a newer reload (or shutdown) took over
+                try:
+                    self.reference(exercise, track)
+                except Exception as exc:
+                    if self._closed:
+                        return  # shut down under it (its pools closed mid-run)
+                    if not isinstance(exc, DrillError):
+                        raise
+                    problem = f"{slug} [{track}] cannot be graded: {exc}"
+                    log.error("%s", problem)
+                    problems.append(problem)
+        with self._reload_lock:
+            if problems and generation == self._generation:
+                self.catalog_problem = "\n".join(problems)
+
     # --- grading ---
 
-    def grade(self, slug: str, track: str, code: str, mode: Mode) -> GradeResult:
-        """Grade ``code`` on the examples (``run``) or the hidden tests (``submit``)."""
+    def grade(
+        self, slug: str, track: str, code: str, mode: Mode, exercise: Exercise | None = None
+    ) -> GradeResult:
+        """Grade ``code`` on the examples (``run``) or the hidden tests (``submit``).
+
+        ``exercise``: the version to grade against, when the caller already looked it up
+        (the catalog may be reloaded in between); by default the current one.
+        """
         assert self.pool is not None, "start() first"
         started = time.perf_counter()
-        exercise = self.catalog.get(slug)
+        if exercise is None:
+            exercise = self.catalog.get(slug)
         exercise.track(track)
         reference = self.reference(exercise, track)
         names = reference.names(example=mode == "run")

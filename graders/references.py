@@ -92,7 +92,11 @@ class ReferenceStore:
         self._lock = threading.Lock()
 
     def key(self, exercise: Exercise, track: str) -> str:
-        raw = f"{exercise.slug}|{exercise.version}|{track}|{self.salt}"
+        # Also the run's exact inputs: ``version`` hashes the files after they were read, so
+        # an edit in between (a live reload) would pair the old tests with the new version.
+        tr = exercise.track(track)
+        inputs = hashlib.sha256("\0".join((tr.solution, tr.tests, *tr.entry_points)).encode())
+        raw = f"{exercise.slug}|{exercise.version}|{track}|{self.salt}|{inputs.hexdigest()}"
         return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
     def get(self, exercise: Exercise, track: str) -> Reference:
@@ -205,5 +209,7 @@ def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Enco
         raise ReferenceFailure(f"{where}: tests.py registers no tests")
     names = [t.name for t in tests]
     if len(set(names)) != len(names):
-        raise ReferenceFailure(f"{where}: two tests share a name")
+        twice = next(n for n in names if names.count(n) > 1)
+        tests_file = where.removesuffix("solution.py") + "tests.py"
+        raise ReferenceFailure(f"{tests_file}: two tests are named {twice!r}; names must be unique")
     return tests, results

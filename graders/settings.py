@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +48,11 @@ class Settings(BaseSettings):
     # Submissions waiting for or holding a worker; beyond this the service answers 503.
     max_pending: int = Field(32, ge=1)
     queue_wait_seconds: float = Field(20.0, gt=0)
+    # Bearer token of the instructor dashboard (/instructor); unset or empty disables it.
+    instructor_token: SecretStr | None = None
+    # Watch exercises_dir and serve instructors' edits without a restart (drill serve --reload).
+    reload: bool = False
+    reload_interval: float = Field(1.0, gt=0, le=60)  # seconds between two looks at the folder
 
     @field_validator("exercises_dir", "var_dir")
     @classmethod

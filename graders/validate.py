@@ -2,7 +2,10 @@
 
 For every track: the reference gives the same observations in two separate runs and
 passes every test through the learner path; the starter fails; every known-wrong
-solution fails at least one hidden test (and the report says which tests caught it).
+solution fails at least one hidden test (and the report says which tests caught it);
+every test has a name of its own and says something when it fails; the statement names
+every entry point; no placeholder of ``drill new`` is left. Each problem is one line
+that starts with the file at fault.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from graders.catalog import Exercise
 from graders.errors import DrillError
 from graders.grading import Grader
 from graders.results import GradeResult, Mode, Status
+from graders.scaffold import MARKER, placeholders
 
 
 @dataclass
@@ -25,9 +29,19 @@ class TrackReport:
     examples: int = 0
     hidden: int = 0
 
+    hidden_names: list[str] = field(default_factory=list)
+
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def catches(self) -> dict[str, list[str]]:
+        """Hidden test -> the known-wrong solutions it catches (the other view of caught)."""
+        return {
+            test: [wrong for wrong, tests in self.caught.items() if test in tests]
+            for test in self.hidden_names
+        }
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -39,6 +53,7 @@ class TrackReport:
             "problems": self.problems,
             "warnings": self.warnings,
             "caught": self.caught,
+            "catches": self.catches,
         }
 
 
@@ -46,10 +61,34 @@ def _failing(result: GradeResult) -> list[str]:
     return [t.name for t in result.tests if t.status != Status.PASS]
 
 
+def silent_failures(result: GradeResult, where: str, source: str) -> list[str]:
+    """A problem for each test that failed ``source`` without saying why."""
+    return [
+        f"{where}/tests.py: test {t.name!r} failed {source} with an empty message"
+        for t in result.tests
+        if t.status != Status.PASS and not (t.message or "").strip()
+    ]
+
+
+def name_problems(names: list[str], where: str) -> list[str]:
+    problems = [f"{where}/tests.py: a test has a blank name" for n in names if not n.strip()]
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            problems.append(f"{where}/tests.py: two tests are named {name!r}; names must be unique")
+        seen.add(name)
+    return problems
+
+
 def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackReport:
     report = TrackReport(exercise.slug, track)
     tr = exercise.track(track)
-    where = tr.folder.relative_to(exercise.folder.parent)
+    where = str(tr.folder.relative_to(exercise.folder.parent))
+    first_track = track == next(iter(exercise.tracks))
+    for path in placeholders(exercise.folder):
+        owner = path.split("/")[1]  # a track's folder, or a file shared by all tracks
+        if owner == track or (owner not in exercise.tracks and first_track):
+            report.problems.append(f"{path}: still holds a {MARKER} placeholder")
     for entry in tr.entry_points:
         if entry not in exercise.statement:
             report.problems.append(
@@ -61,8 +100,10 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
     except DrillError as exc:
         report.problems.append(str(exc))
         return report
+    report.problems += name_problems([t.name for t in reference.tests], where)
     report.examples = len(reference.names(example=True))
     report.hidden = len(reference.names(example=False))
+    report.hidden_names = list(reference.names(example=False))
     if report.hidden == 0:
         report.problems.append(f"{where}/tests.py: no hidden tests")
     for t in reference.tests:
@@ -87,12 +128,14 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
     starter = grader.grade(exercise.slug, track, tr.starter, "submit")
     if starter.status == Status.PASS:
         report.problems.append(f"{where}/starter.py: the starter passes every hidden test")
+    report.problems += silent_failures(starter, where, "starter.py")
 
     caught_any: set[str] = set()
     for wrong in tr.wrong:
         result = grader.grade(exercise.slug, track, wrong.code, "submit")
         failing = _failing(result) if result.tests else ["(did not load)"]
         name = wrong.path.name
+        report.problems += silent_failures(result, where, f"wrong/{name}")
         report.caught[name] = failing
         caught_any.update(failing)
         if result.status == Status.PASS:

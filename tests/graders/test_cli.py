@@ -18,8 +18,14 @@ SOLUTION = ROOT / "exercises" / "gradient-checkpointing" / "numpy" / "solution.p
 STARTER = ROOT / "exercises" / "gradient-checkpointing" / "numpy" / "starter.py"
 
 
-def drill(*args: str, tmp: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DRILL_SANDBOX": "bwrap", "DRILL_WORKERS": "1", "DRILL_VAR_DIR": str(tmp)}
+def drill(*args: str, tmp: Path, **extra_env: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "DRILL_SANDBOX": "bwrap",
+        "DRILL_WORKERS": "1",
+        "DRILL_VAR_DIR": str(tmp),
+        **extra_env,
+    }
     return subprocess.run(
         [sys.executable, "-m", "graders.cli", *args],
         capture_output=True,
@@ -97,3 +103,28 @@ def test_validate_every_shipped_exercise(tmp_path: Path) -> None:
         assert report["hidden"] == 6 and report["examples"] >= 1
         assert len(report["caught"]) >= 5
         assert all(report["caught"].values()), report["caught"]
+
+
+def test_validate_exits_1_with_a_line_per_problem_naming_the_file(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.conftest import TEST_EXERCISES
+
+    exercises = tmp_path / "exercises"
+    shutil.copytree(TEST_EXERCISES / "double", exercises / "double")
+    numpy = exercises / "double" / "numpy"
+    (numpy / "wrong" / "same.py").write_text(
+        '"""Claims a bug."""\n\ndef double(x):\n    return 2 * x\n'
+    )
+    where = {"DRILL_EXERCISES_DIR": str(exercises)}
+    text = drill("validate", tmp=tmp_path / "var", **where)
+    as_json = drill("validate", "--json", tmp=tmp_path / "var", **where)
+    assert text.returncode == 1 and as_json.returncode == 1
+    assert "FAIL double [numpy]" in text.stdout
+    assert "wrong/same.py caught by: NOTHING" in text.stdout
+    assert "problem: double/numpy/wrong/same.py: passes every hidden test" in text.stdout
+    (report,) = json.loads(as_json.stdout)
+    assert report["ok"] is False
+    assert report["problems"] == [
+        "double/numpy/wrong/same.py: passes every hidden test, but its bug is: Claims a bug."
+    ]

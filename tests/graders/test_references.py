@@ -81,3 +81,53 @@ def test_validate_passes_the_test_exercise(tmp_path: Path, exercises: Path) -> N
         (report,) = validate(grader)
     assert report.ok, report.problems
     assert report.examples == 1 and report.hidden == 2
+
+
+def test_validate_reports_a_nondeterministic_reference(tmp_path: Path, exercises: Path) -> None:
+    (_numpy(exercises) / "solution.py").write_text(
+        "import os\n\ndef double(x):\n    return x * 2 + os.urandom(1)[0]\n"
+    )
+    with Grader(make_settings(tmp_path / "var", exercises, workers=1)) as grader:
+        (report,) = validate(grader)
+    assert not report.ok
+    assert report.problems[0].startswith("double/numpy/solution.py: not deterministic")
+
+
+def test_validate_reports_duplicate_test_names(tmp_path: Path, exercises: Path) -> None:
+    tests = _numpy(exercises) / "tests.py"
+    tests.write_text(
+        tests.read_text()
+        + '\n\n@test("doubles a matrix")\ndef again(t):\n    return {"x": t.call("double", 1)}\n'
+    )
+    with Grader(make_settings(tmp_path / "var", exercises, workers=1)) as grader:
+        (report,) = validate(grader)
+    assert report.problems == [
+        "double/numpy/tests.py: two tests are named 'doubles a matrix'; names must be unique"
+    ]
+
+
+def test_silent_failures_and_blank_names_are_problems() -> None:
+    from graders.results import GradeResult, Status, TestResult
+    from graders.validate import name_problems, silent_failures
+
+    def result(message: str) -> GradeResult:
+        test = TestResult(name="t1", status=Status.FAIL, message=message, duration_ms=1.0)
+        return GradeResult(
+            exercise="x",
+            track="numpy",
+            mode="submit",
+            status=Status.FAIL,
+            passed=0,
+            total=1,
+            tests=[test],
+            duration_ms=1.0,
+            message="",
+        )
+
+    assert silent_failures(result("saved: keys differ"), "x/numpy", "wrong/a.py") == []
+    assert silent_failures(result("  "), "x/numpy", "wrong/a.py") == [
+        "x/numpy/tests.py: test 't1' failed wrong/a.py with an empty message"
+    ]
+    assert name_problems(["a", " ", "b"], "x/numpy") == [
+        "x/numpy/tests.py: a test has a blank name"
+    ]

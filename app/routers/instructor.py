@@ -1,0 +1,352 @@
+"""The instructor dashboard: submissions, pass rates, per-test failures, a CSV export.
+
+Behind ``DRILL_INSTRUCTOR_TOKEN`` (see app/instructor_auth.py). The JSON API takes the
+token as a bearer token; the pages take the cookie the login form sets.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
+
+from app import stats
+from app.deps import ServiceDep, get_client
+from app.instructor_auth import (
+    COOKIE,
+    DISABLED,
+    configured_token,
+    failed_attempts,
+    has_valid_cookie,
+    require_instructor,
+    same_secret,
+    set_login_cookie,
+    throttled,
+)
+from app.routers.pages import render
+from app.service import Service
+from graders.catalog import Exercise
+from graders.errors import DrillError, UnknownExercise
+
+log = logging.getLogger("drill.app")
+
+SlugPath = Path(max_length=100, pattern=r"^[a-z0-9-]+$")
+TRACK_LABELS = {"numpy": "NumPy", "torch": "PyTorch"}
+NO_STORE = {"Cache-Control": "no-store"}  # learners' code: never in a shared cache
+
+
+class TestStats(BaseModel):
+    __test__ = False  # not a pytest class
+
+    name: str
+    runs: int
+    failures: int
+
+
+class TrackStats(BaseModel):
+    submissions: int
+    passed: int
+    tests: list[TestStats]
+
+
+class ExerciseStats(BaseModel):
+    slug: str
+    tracks: dict[str, TrackStats]
+
+
+api = APIRouter(
+    prefix="/api/instructor",
+    tags=["instructor"],
+    dependencies=[Depends(require_instructor)],
+    responses={
+        401: {"description": "No instructor token, or a wrong one"},
+        404: {"description": "Unknown exercise, or the dashboard is disabled"},
+    },
+)
+pages = APIRouter(prefix="/instructor", tags=["instructor pages"], include_in_schema=False)
+
+
+# --- shared ---
+
+
+def _test_names(service: Service, exercise: Exercise) -> dict[str, list[str]]:
+    """The hidden tests of each track in the reference's order (blocking: it may have to
+    compute the reference). A track whose reference is broken gets its names from the
+    stored results instead."""
+    names: dict[str, list[str]] = {}
+    for track in exercise.tracks:
+        try:
+            names[track] = service.grader.reference(exercise, track).names(example=False)
+        except DrillError as exc:
+            log.warning("instructor stats of %s/%s: no reference (%s)", exercise.slug, track, exc)
+            names[track] = []
+    return names
+
+
+def _report(service: Service, exercise: Exercise) -> dict[str, Any]:
+    return stats.exercise_report(service.store, exercise.slug, _test_names(service, exercise))
+
+
+def _catalog_problem(service: Service) -> str | None:
+    problem = getattr(service.grader, "catalog_problem", None)
+    return str(problem) if problem else None
+
+
+# --- the JSON API ---
+
+
+@api.get("/exercises/{slug}/stats", response_model=ExerciseStats)
+async def exercise_stats(service: ServiceDep, slug: str = SlugPath) -> Any:
+    """Submit rows only: per track, submissions, passes and each hidden test's runs and
+    failures (a failure is any status but ``pass``)."""
+    exercise = service.exercise(slug)  # UnknownExercise -> 404
+    report = await run_in_threadpool(_report, service, exercise)
+    return report["stats"]
+
+
+@api.get(
+    "/submissions.csv",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+            "description": "One row per submission (Run and Submit), oldest first",
+        }
+    },
+)
+async def submissions_csv(
+    service: ServiceDep,
+    exercise: str | None = Query(None, max_length=100, pattern=r"^[a-z0-9-]+$"),
+) -> Response:
+    """Every submission as CSV: all columns but the result JSON, the code included."""
+    if exercise is not None:
+        service.exercise(exercise)  # UnknownExercise -> 404
+    export = stats.SubmissionsCsv(service.store, exercise)
+    await run_in_threadpool(export.first)  # a database error is still a JSON answer
+    name = f"drill-submissions-{exercise}.csv" if exercise else "drill-submissions.csv"
+    return StreamingResponse(
+        iter(export),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{name}"', **NO_STORE},
+    )
+
+
+# --- pages ---
+
+
+def _disabled(request: Request) -> HTMLResponse:
+    return render(
+        request,
+        "error.html",
+        status_code=404,
+        title="Instructor dashboard disabled",
+        message=DISABLED[:1].upper() + DISABLED[1:] + " to enable it.",
+    )
+
+
+def _guard(request: Request) -> Response | None:
+    """The answer to give instead of the page, or None when the instructor is logged in."""
+    token = configured_token(request)
+    if token is None:
+        return _disabled(request)
+    if not has_valid_cookie(request, token):
+        return RedirectResponse("/instructor/login", status_code=303)
+    return None
+
+
+def _page(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    response = render(request, name, status_code=status_code, **context)
+    response.headers.update(NO_STORE)
+    return response
+
+
+def _login_form(request: Request, error: str | None = None, status_code: int = 200) -> Response:
+    return _page(request, "instructor_login.html", status_code=status_code, error=error)
+
+
+@pages.get("/login", response_class=HTMLResponse)
+async def login_form(request: Request) -> Response:
+    token = configured_token(request)
+    if token is None:
+        return _disabled(request)
+    if has_valid_cookie(request, token):
+        return RedirectResponse("/instructor", status_code=303)
+    return _login_form(request)
+
+
+@pages.post("/login", response_class=HTMLResponse)
+async def login(request: Request) -> Response:
+    token = configured_token(request)
+    if token is None:
+        return _disabled(request)
+    if (refusal := throttled(request)) is not None:
+        refused = _login_form(
+            request,
+            f"Too many wrong tokens; try again in {refusal.retry_after} s.",
+            status_code=429,
+        )
+        refused.headers["Retry-After"] = str(refusal.retry_after)
+        return refused
+    # A urlencoded form, parsed here: python-multipart is not a dependency.
+    body = (await request.body()).decode("utf-8", "replace")
+    try:
+        fields = parse_qs(body, keep_blank_values=True, max_num_fields=20)
+    except ValueError:
+        fields = {}
+    given = (fields.get("token") or [""])[0]
+    if not given:
+        return _login_form(request, "Enter the instructor token.", status_code=401)
+    if not same_secret(given, token):
+        failed_attempts(request).failed(get_client(request))
+        return _login_form(
+            request,
+            "That token is not the instructor token (DRILL_INSTRUCTOR_TOKEN). Try again.",
+            status_code=401,
+        )
+    response = RedirectResponse("/instructor", status_code=303)
+    set_login_cookie(response, request, token)
+    return response
+
+
+@pages.post("/logout")
+async def logout(request: Request) -> Response:
+    token = configured_token(request)
+    if token is None:
+        return _disabled(request)
+    response = RedirectResponse("/instructor/login", status_code=303)
+    response.delete_cookie(
+        COOKIE, path="/", httponly=True, samesite="strict", secure=request.url.scheme == "https"
+    )
+    return response
+
+
+def _rate(passed: int, submissions: int) -> dict[str, Any]:
+    if not submissions:
+        return {"percent": None, "label": "—"}
+    percent = round(100 * passed / submissions)
+    return {"percent": percent, "label": f"{percent}%"}
+
+
+@pages.get("", response_class=HTMLResponse)
+async def dashboard(request: Request, service: ServiceDep) -> Response:
+    if (refused := _guard(request)) is not None:
+        return refused
+    counts = await run_in_threadpool(stats.overview, service.store)
+    rows = []
+    totals = {"submissions": 0, "passed": 0}
+    for exercise in service.exercises():
+        tracks = []
+        for track in exercise.tracks:
+            numbers = counts.get(
+                (exercise.slug, track), {"submissions": 0, "passed": 0, "learners": 0}
+            )
+            totals["submissions"] += numbers["submissions"]
+            totals["passed"] += numbers["passed"]
+            tracks.append(
+                {
+                    "name": track,
+                    "label": TRACK_LABELS.get(track, track),
+                    **numbers,
+                    "rate": _rate(numbers["passed"], numbers["submissions"]),
+                }
+            )
+        rows.append(
+            {
+                "slug": exercise.slug,
+                "title": exercise.meta.title,
+                "section": exercise.meta.section,
+                "tracks": tracks,
+            }
+        )
+    return _page(
+        request,
+        "instructor.html",
+        exercises=rows,
+        totals={**totals, "rate": _rate(totals["passed"], totals["submissions"])},
+        catalog_problem=_catalog_problem(service),
+    )
+
+
+# The bar chart's geometry (SVG user units; the stylesheet scales the whole chart).
+CHART_WIDTH, CHART_ROW, CHART_BAR, CHART_LABEL_CHARS = 640, 46, 14, 80
+
+
+def _chart(tests: list[dict[str, Any]]) -> dict[str, Any]:
+    bars = []
+    for i, test in enumerate(tests):
+        runs, failures = test["runs"], test["failures"]
+        name = test["name"]
+        short = name if len(name) <= CHART_LABEL_CHARS else name[: CHART_LABEL_CHARS - 1] + "…"
+        top = i * CHART_ROW
+        bars.append(
+            {
+                "name": name,
+                "label": short,
+                "value": f"{failures}/{runs}",
+                "runs": runs,
+                "failures": failures,
+                "text_y": top + 16,
+                "bar_y": top + 24,
+                "fail_width": round(CHART_WIDTH * failures / runs, 1) if runs else 0,
+            }
+        )
+    return {
+        "width": CHART_WIDTH,
+        "height": max(len(tests), 1) * CHART_ROW,
+        "bar_height": CHART_BAR,
+        "bars": bars,
+    }
+
+
+@pages.get("/exercises/{slug}", response_class=HTMLResponse)
+async def exercise_dashboard(request: Request, slug: str, service: ServiceDep) -> Response:
+    if (refused := _guard(request)) is not None:
+        return refused
+    try:
+        exercise = service.exercise(slug)
+    except UnknownExercise:
+        return _page(
+            request,
+            "error.html",
+            status_code=404,
+            title="Exercise not found",
+            message=f"There is no exercise named “{slug}”.",
+        )
+    report = await run_in_threadpool(_report, service, exercise)
+    recent = await run_in_threadpool(stats.recent_submissions, service.store, slug)
+    tracks = []
+    for name, numbers in report["stats"]["tracks"].items():
+        tracks.append(
+            {
+                "name": name,
+                "label": TRACK_LABELS.get(name, name),
+                "submissions": numbers["submissions"],
+                "passed": numbers["passed"],
+                "rate": _rate(numbers["passed"], numbers["submissions"]),
+                "tests": numbers["tests"],
+                "chart": _chart(numbers["tests"]),
+                "failures": report["failures"].get(name, []),
+                "retired": name not in exercise.tracks,
+            }
+        )
+    for row in recent:
+        row["track_label"] = TRACK_LABELS.get(row["track"], row["track"])
+        row["when"] = row["created_at"][:19].replace("T", " ") + " UTC"
+    return _page(
+        request,
+        "instructor_exercise.html",
+        exercise={"slug": slug, "title": exercise.meta.title, "section": exercise.meta.section},
+        tracks=tracks,
+        recent=recent,
+        catalog_problem=_catalog_problem(service),
+    )
+
+
+router = APIRouter()  # what app/main.py includes: the API and the pages
+router.include_router(api)
+router.include_router(pages)

@@ -1,0 +1,470 @@
+"""The instructor dashboard: token and cookie auth, real statistics from real submissions
+(graded by the real workers), the pages and the CSV export."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import hmac
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from markupsafe import escape
+
+from app import instructor_auth, stats
+from graders.settings import ROOT
+from tests.app.conftest import client_for
+
+pytestmark = pytest.mark.sandbox
+
+TOKEN = "s3cret"
+GC = "gradient-checkpointing"
+NUMPY = ROOT / "exercises" / GC / "numpy"
+SOLUTION = (NUMPY / "solution.py").read_text()
+# Known-wrong solutions shipped with the exercise, and the hidden test each one fails
+# (``drill validate`` proves they fail exactly these).
+COPIES = "saved activations are copies (layers that work in place)"
+UNSORTED = "empty and unsorted checkpoint lists"
+# A comment that would break out of the page's <pre><code> if it were not escaped.
+HOSTILE = "\n# </code></pre><script>alert('owned')</script>\n"
+SAVES_REFERENCES = (NUMPY / "wrong" / "saves_references.py").read_text() + HOSTILE
+ASSUMES_SORTED = (NUMPY / "wrong" / "assumes_sorted_checkpoints.py").read_text()
+# Run mode (examples only): stored, exported, but not counted in the statistics.
+RUN_CODE = SOLUTION + '\n# "quotes", commas;\ttabs\r\nand a CRLF\n'
+BEARER = {"Authorization": f"Bearer {TOKEN}"}
+STATS = f"/api/instructor/exercises/{GC}/stats"
+CSV_URL = "/api/instructor/submissions.csv"
+
+
+def assert_error(response: Any, status: int, error: str, *words: str) -> dict:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert body["error"] == error
+    for word in words:
+        assert word in body["message"], body["message"]
+    return body
+
+
+def submit(client: TestClient, code: str, mode: str = "submit") -> dict:
+    response = client.post(
+        f"/api/exercises/{GC}/submissions", json={"track": "numpy", "code": code, "mode": mode}
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def failed_tests(result: dict) -> set[str]:
+    return {t["name"] for t in result["tests"] if t["status"] != "pass"}
+
+
+def cookie_for(token: str) -> str:
+    return hmac.new(token.encode(), b"drill-instructor", hashlib.sha256).hexdigest()
+
+
+def logged_in(client: TestClient) -> None:
+    client.cookies.set(instructor_auth.COOKIE, cookie_for(TOKEN))
+
+
+def logged_out(client: TestClient) -> None:
+    client.cookies.delete(instructor_auth.COOKIE)
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    with client_for(tmp_path_factory.mktemp("instructor"), instructor_token=TOKEN) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="module")
+def submitted(client: TestClient) -> dict[str, dict]:
+    """One correct Submit, two wrong ones and a Run, through the learners' API."""
+    made = {
+        "solution": submit(client, SOLUTION),
+        "saves_references": submit(client, SAVES_REFERENCES),
+        "assumes_sorted": submit(client, ASSUMES_SORTED),
+        "run": submit(client, RUN_CODE, mode="run"),
+    }
+    assert made["solution"]["status"] == "pass"
+    assert failed_tests(made["saves_references"]) == {COPIES}
+    assert failed_tests(made["assumes_sorted"]) == {UNSORTED}
+    return made
+
+
+@pytest.fixture(autouse=True)
+def no_instructor_cookie(client: TestClient) -> Iterator[None]:
+    """Each test starts logged out, with no wrong tokens on record."""
+    state = client.app.state  # type: ignore[attr-defined]
+    logged_out(client)
+    state.instructor_failed_attempts = None
+    yield
+    logged_out(client)
+    state.instructor_failed_attempts = None
+
+
+# --- disabled ---
+
+
+def test_everything_is_404_when_no_token_is_set(tmp_path: Path) -> None:
+    with client_for(tmp_path) as client:
+        for headers in ({}, BEARER):
+            for url in (STATS, CSV_URL, f"{CSV_URL}?exercise={GC}"):
+                assert_error(
+                    client.get(url, headers=headers), 404, "not_found", "DRILL_INSTRUCTOR_TOKEN"
+                )
+        client.cookies.set(instructor_auth.COOKIE, cookie_for(""))
+        pages = [
+            client.get("/instructor"),
+            client.get(f"/instructor/exercises/{GC}"),
+            client.get("/instructor/login"),
+            client.post("/instructor/login", data={"token": ""}),
+            client.post("/instructor/logout"),
+        ]
+        for page in pages:
+            assert page.status_code == 404, page.text
+            assert page.headers["content-type"].startswith("text/html")
+            assert "dashboard is disabled: set DRILL_INSTRUCTOR_TOKEN" in page.text
+            assert instructor_auth.COOKIE not in page.headers.get("set-cookie", "")
+
+
+def test_an_empty_token_disables_the_dashboard_too(tmp_path: Path) -> None:
+    with client_for(tmp_path, instructor_token="") as client:
+        assert_error(
+            client.get(STATS, headers={"Authorization": "Bearer "}), 404, "not_found", "disabled"
+        )
+        assert client.get("/instructor").status_code == 404
+
+
+# --- the API's bearer token ---
+
+
+def test_the_api_needs_the_token(client: TestClient) -> None:
+    for url in (STATS, CSV_URL):
+        missing = assert_error(client.get(url), 401, "unauthorized", "Bearer")
+        assert missing["message"]
+        for wrong in ("Bearer nope", f"Bearer {TOKEN}x", f"Basic {TOKEN}", TOKEN, "Bearer"):
+            response = client.get(url, headers={"Authorization": wrong})
+            assert_error(response, 401, "unauthorized")
+            assert response.headers["www-authenticate"] == "Bearer"
+        # The cookie's value is not the token: as a bearer token it is refused.
+        response = client.get(url, headers={"Authorization": f"Bearer {cookie_for(TOKEN)}"})
+        assert_error(response, 401, "unauthorized", "wrong")
+        assert client.get(url, headers=BEARER).status_code == 200
+
+
+def test_unknown_exercises_and_bad_filters(client: TestClient) -> None:
+    assert_error(
+        client.get("/api/instructor/exercises/nope/stats", headers=BEARER), 404, "not_found"
+    )
+    assert_error(client.get(f"{CSV_URL}?exercise=nope", headers=BEARER), 404, "not_found")
+    assert_error(client.get(f"{CSV_URL}?exercise=Bad!", headers=BEARER), 422, "invalid_request")
+    # Auth comes first: an unauthenticated caller learns nothing about the exercises.
+    assert_error(client.get("/api/instructor/exercises/nope/stats"), 401, "unauthorized")
+
+
+def test_the_openapi_schema_declares_the_bearer_scheme(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    schemes = schema["components"]["securitySchemes"]
+    assert schemes["InstructorToken"]["type"] == "http"
+    assert schemes["InstructorToken"]["scheme"].lower() == "bearer"
+    for path in ("/api/instructor/exercises/{slug}/stats", "/api/instructor/submissions.csv"):
+        assert schema["paths"][path]["get"]["security"] == [{"InstructorToken": []}]
+    assert not [p for p in schema["paths"] if p.startswith("/instructor")]  # pages: no schema
+
+
+# --- statistics from real submissions ---
+
+
+def test_stats_count_the_submits_and_each_failed_test(
+    client: TestClient, submitted: dict[str, dict]
+) -> None:
+    body = client.get(STATS, headers=BEARER).json()
+    assert set(body) == {"slug", "tracks"} and body["slug"] == GC
+    assert set(body["tracks"]) == {"numpy", "torch"}  # every track, even without submissions
+    numpy = body["tracks"]["numpy"]
+    assert set(numpy) == {"submissions", "passed", "tests"}
+    assert numpy["submissions"] == 3  # the Run is not counted
+    assert numpy["passed"] == 1
+    # The hidden tests in the reference's order, each run by all three Submits.
+    reference = [t["name"] for t in submitted["solution"]["tests"]]
+    assert [t["name"] for t in numpy["tests"]] == reference and len(reference) == 6
+    for test in numpy["tests"]:
+        assert set(test) == {"name", "runs", "failures"}
+        assert test["runs"] == 3
+    failures = {t["name"]: t["failures"] for t in numpy["tests"]}
+    assert failures[COPIES] == 1 and failures[UNSORTED] == 1
+    assert sum(failures.values()) == 2
+    wrong = failed_tests(submitted["saves_references"]) | failed_tests(submitted["assumes_sorted"])
+    assert {name for name, n in failures.items() if n} == wrong
+
+    torch = body["tracks"]["torch"]
+    assert torch["submissions"] == 0 and torch["passed"] == 0
+    assert len(torch["tests"]) == 6  # from the reference: shown before anyone submits
+    assert all(t["runs"] == 0 and t["failures"] == 0 for t in torch["tests"])
+
+
+def test_common_failures_and_recent_submissions(
+    client: TestClient, submitted: dict[str, dict]
+) -> None:
+    store = client.app.state.service.store  # type: ignore[attr-defined]
+    names = {"numpy": [], "torch": []}
+    top = stats.common_failures(store, GC, names)
+    assert top["torch"] == []
+    expected = {
+        (t["name"], t["message"])
+        for key in ("saves_references", "assumes_sorted")
+        for t in submitted[key]["tests"]
+        if t["status"] != "pass"
+    }
+    assert {(f["test"], f["message"]) for f in top["numpy"]} == expected
+    assert all(f["count"] == 1 and f["message"] for f in top["numpy"])
+
+    recent = stats.recent_submissions(store, GC)
+    order = ["assumes_sorted", "saves_references", "solution"]  # newest first, no Run
+    assert [r["id"] for r in recent] == [submitted[k]["id"] for k in order]
+    assert recent[1]["code"] == SAVES_REFERENCES
+    assert recent[2]["status"] == "pass" and (recent[2]["passed"], recent[2]["total"]) == (6, 6)
+    assert all(len(r["learner"]) == 10 and r["track"] == "numpy" for r in recent)
+    assert [r["created_at"] for r in recent] == [submitted[k]["created_at"] for k in order]
+
+
+# --- CSV export ---
+
+
+def parse_csv(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text, newline="")))
+
+
+def test_csv_export_holds_every_submission_and_its_code(
+    client: TestClient, submitted: dict[str, dict]
+) -> None:
+    response = client.get(f"{CSV_URL}?exercise={GC}", headers=BEARER)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/csv")
+    disposition = response.headers["content-disposition"]
+    assert disposition.startswith("attachment;") and f"drill-submissions-{GC}.csv" in disposition
+    assert response.text.splitlines()[0].split(",") == list(stats.CSV_COLUMNS)
+    rows = parse_csv(response.text)
+    by_id = {row["id"]: row for row in rows}
+    assert set(by_id) == {s["id"] for s in submitted.values()}  # Run included: it is data
+    assert "result" not in rows[0]
+    code = {"solution": SOLUTION, "saves_references": SAVES_REFERENCES, "run": RUN_CODE}
+    for key, text in code.items():
+        row = by_id[submitted[key]["id"]]
+        assert row["code"] == text  # quotes, commas, tabs, CRLF: all round-trip
+        assert row["status"] == submitted[key]["status"]
+        assert row["mode"] == submitted[key]["mode"]
+        assert row["created_at"] == submitted[key]["created_at"]
+    assert by_id[submitted["run"]["id"]]["mode"] == "run"
+    assert int(by_id[submitted["solution"]["id"]]["passed"]) == 6
+    # The learner id is the learner's cookie (it opens their drafts): only a pseudonym
+    # may leave the server.
+    learner_id = client.cookies.get("drill_learner")
+    assert learner_id and learner_id not in response.text
+    assert {row["learner"] for row in rows} == {stats.short_learner(learner_id)}
+    # The unfiltered export has the same rows here (one exercise was used).
+    everything = client.get(CSV_URL, headers=BEARER)
+    assert 'filename="drill-submissions.csv"' in everything.headers["content-disposition"]
+    assert {r["id"] for r in parse_csv(everything.text)} == set(by_id)
+    # Another exercise: only the header.
+    other = client.get(f"{CSV_URL}?exercise=checkpointing-layer-stack", headers=BEARER)
+    assert other.status_code == 200 and parse_csv(other.text) == []
+
+
+def test_csv_export_pages_through_the_table(
+    client: TestClient, submitted: dict[str, dict], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = client.app.state.service.store  # type: ignore[attr-defined]
+    whole = parse_csv(stats.submissions_csv(store, GC))
+    for batch in (1, 2, 3, 4, 5):
+        monkeypatch.setattr(stats, "CSV_BATCH", batch)
+        assert parse_csv(stats.submissions_csv(store, GC)) == whole
+    assert [r["created_at"] for r in whole] == sorted(r["created_at"] for r in whole)
+    assert len(whole) == 4
+
+
+# --- pages and the login cookie ---
+
+
+def test_pages_redirect_to_the_login_form_without_a_valid_cookie(client: TestClient) -> None:
+    for value in (None, "nope", TOKEN, cookie_for(TOKEN + "x")):
+        logged_out(client)
+        if value is not None:  # the raw token is not a valid cookie either
+            client.cookies.set(instructor_auth.COOKIE, value)
+        for url in ("/instructor", f"/instructor/exercises/{GC}", "/instructor/exercises/nope"):
+            response = client.get(url, follow_redirects=False)
+            assert response.status_code == 303, (value, url)
+            assert response.headers["location"] == "/instructor/login"
+
+
+def test_login_form_wrong_and_right_token(client: TestClient) -> None:
+    form = client.get("/instructor/login")
+    assert form.status_code == 200
+    assert 'method="post"' in form.text and 'name="token"' in form.text
+    assert 'action="/instructor/login"' in form.text
+    assert "style=" not in form.text  # the CSP blocks inline styles
+
+    wrong = client.post("/instructor/login", data={"token": "guess"}, follow_redirects=False)
+    assert wrong.status_code == 401
+    assert "not the instructor token" in wrong.text and 'name="token"' in wrong.text
+    assert instructor_auth.COOKIE not in wrong.headers.get("set-cookie", "")
+    empty = client.post("/instructor/login", data={"token": ""}, follow_redirects=False)
+    assert empty.status_code == 401 and "Enter the instructor token" in empty.text
+    as_json = client.post("/instructor/login", json={"token": TOKEN}, follow_redirects=False)
+    assert as_json.status_code == 401  # a form, not JSON
+    assert client.get("/instructor", follow_redirects=False).status_code == 303
+
+    right = client.post("/instructor/login", data={"token": TOKEN}, follow_redirects=False)
+    assert right.status_code == 303 and right.headers["location"] == "/instructor"
+    cookie = right.headers["set-cookie"]
+    value = cookie.split(";")[0].split("=", 1)
+    assert value == [instructor_auth.COOKIE, cookie_for(TOKEN)]
+    assert TOKEN not in cookie  # the cookie holds an HMAC, not the token
+    attributes = {part.strip().lower() for part in cookie.split(";")[1:]}
+    assert {"httponly", "samesite=strict", "path=/"} <= attributes
+    assert "secure" not in attributes  # plain http here
+
+    dashboard = client.get("/instructor")  # the client's jar now holds the cookie
+    assert dashboard.status_code == 200
+    assert "Gradient checkpointing" in dashboard.text
+    assert f'href="/instructor/exercises/{GC}"' in dashboard.text
+    assert "Only <strong>Submit</strong> counts" in dashboard.text
+    assert dashboard.headers["cache-control"] == "no-store"
+    assert client.get(STATS).status_code == 200  # the API takes the cookie too
+    assert client.get("/instructor/login", follow_redirects=False).status_code == 303
+
+    out = client.post("/instructor/logout", follow_redirects=False)
+    assert out.status_code == 303 and out.headers["location"] == "/instructor/login"
+    assert f'{instructor_auth.COOKIE}=""' in out.headers["set-cookie"]
+    assert client.get("/instructor", follow_redirects=False).status_code == 303
+
+
+def test_the_cookie_is_secure_over_https(client: TestClient) -> None:
+    response = client.post(
+        "https://testserver/instructor/login", data={"token": TOKEN}, follow_redirects=False
+    )
+    assert response.status_code == 303
+    attributes = {p.strip().lower() for p in response.headers["set-cookie"].split(";")[1:]}
+    assert "secure" in attributes
+
+
+def test_the_dashboard_shows_the_real_numbers(
+    client: TestClient, submitted: dict[str, dict]
+) -> None:
+    logged_in(client)
+    overview = client.get("/instructor").text
+    assert '<td class="num">3</td>' in overview  # numpy: 3 Submits
+    assert "33%" in overview  # 1 of 3 passed
+
+    page = client.get(f"/instructor/exercises/{GC}")
+    assert page.status_code == 200
+    text = page.text
+    assert "style=" not in text and "<script>" not in text.split("</head>")[1]
+    assert 'data-stat="submissions">3<' in text and 'data-stat="passed">1<' in text
+    assert 'data-stat="submissions">0<' in text  # the torch track, empty
+    assert text.count('class="chart-bar"') == 12  # 6 hidden tests x 2 tracks
+    assert f">{escape(COPIES)}</text>" in text and ">1/3</text>" in text
+    assert ">0/3</text>" in text and ">0/0</text>" in text
+    for key in ("saves_references", "assumes_sorted"):
+        for test in submitted[key]["tests"]:
+            if test["status"] != "pass":
+                assert str(escape(test["message"])) in text
+    # The code of the recent Submits, escaped: the hostile comment stays text.
+    assert f"<code>{escape(SAVES_REFERENCES)}</code>" in text
+    assert "<script>alert" not in text
+    assert f"/api/instructor/submissions.csv?exercise={GC}" in text
+    assert page.headers["cache-control"] == "no-store"
+
+    missing = client.get("/instructor/exercises/nope")
+    assert missing.status_code == 404 and "There is no exercise named" in missing.text
+
+
+def test_a_broken_exercises_folder_is_shown(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = client.app.state.service  # type: ignore[attr-defined]
+
+    class WithProblem:
+        catalog_problem = "exercises/gradient-checkpointing/exercise.toml: <bad> line 3"
+
+        def __init__(self, grader: Any) -> None:
+            self.grader = grader
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.grader, name)
+
+    logged_in(client)
+    for url in ("/instructor", f"/instructor/exercises/{GC}"):
+        assert "instructor-alert" not in client.get(url).text
+    monkeypatch.setattr(service, "grader", WithProblem(service.grader))
+    for url in ("/instructor", f"/instructor/exercises/{GC}"):
+        text = client.get(url).text
+        assert 'class="instructor-alert" role="alert"' in text
+        assert "exercise.toml: &lt;bad&gt; line 3" in text
+
+
+def test_every_secret_is_compared_in_constant_time(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[bytes, bytes]] = []
+    real = hmac.compare_digest
+
+    def recording(a: Any, b: Any) -> bool:
+        calls.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(instructor_auth.hmac, "compare_digest", recording)
+    assert client.get(STATS, headers={"Authorization": "Bearer guess"}).status_code == 401
+    assert (b"guess", TOKEN.encode()) in calls
+    calls.clear()
+    assert client.get(STATS, headers=BEARER).status_code == 200
+    assert (TOKEN.encode(), TOKEN.encode()) in calls
+    calls.clear()
+    client.post("/instructor/login", data={"token": "guess"})
+    assert calls == [(b"guess", TOKEN.encode())]
+    calls.clear()
+    client.cookies.set(instructor_auth.COOKIE, "forged")
+    assert client.get("/instructor", follow_redirects=False).status_code == 303
+    assert calls == [(b"forged", cookie_for(TOKEN).encode())]
+
+
+def test_wrong_tokens_are_throttled(client: TestClient) -> None:
+    # Ten wrong tokens a minute per client, through the form or the API; then even the
+    # right one is not compared (429) until the oldest wrong one is a minute old.
+    statuses = [
+        client.post("/instructor/login", data={"token": f"guess{i}"}).status_code for i in range(5)
+    ]
+    statuses += [
+        client.get(STATS, headers={"Authorization": f"Bearer guess{i}"}).status_code
+        for i in range(5)
+    ]
+    assert statuses == [401] * 10
+    limited = client.post("/instructor/login", data={"token": TOKEN}, follow_redirects=False)
+    assert limited.status_code == 429 and "Too many wrong tokens" in limited.text
+    assert 50 <= int(limited.headers["retry-after"]) <= 60
+    assert instructor_auth.COOKIE not in limited.headers.get("set-cookie", "")
+    response = client.get(STATS, headers=BEARER)
+    assert_error(response, 429, "rate_limited", "too many wrong instructor tokens")
+    assert 50 <= int(response.headers["retry-after"]) <= 60
+    # A logged-in instructor is not locked out: the cookie cannot be guessed.
+    logged_in(client)
+    assert client.get(STATS).status_code == 200
+    assert client.get("/instructor").status_code == 200
+
+
+def test_wrong_tokens_are_forgotten_after_the_window() -> None:
+    now = [1000.0]
+    attempts = instructor_auth.FailedAttempts(limit=2, window=60, clock=lambda: now[0])
+    attempts.failed("a")
+    now[0] += 10
+    assert attempts.wait("a") is None
+    attempts.failed("a")
+    assert attempts.wait("a") == 50 and attempts.wait("b") is None
+    now[0] += 50.5
+    assert attempts.wait("a") is None  # the first one is older than a minute
+    attempts.failed("a")
+    assert attempts.wait("a") == 10

@@ -1,0 +1,123 @@
+"""The instructor dashboard in Chromium: a learner submits twice through the exercise page,
+then the instructor logs in and reads the real numbers, chart and code."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from graders.settings import ROOT
+from tests.browser.test_learner_flow import open_exercise, replace_code, results
+from tests.serving import running_server
+
+pytestmark = pytest.mark.sandbox
+
+TOKEN = "t0ken"
+SLUG = "gradient-checkpointing"
+NUMPY = ROOT / "exercises" / SLUG / "numpy"
+SOLUTION = (NUMPY / "solution.py").read_text()
+WRONG = (NUMPY / "wrong" / "saves_references.py").read_text()
+FAILED_TEST = "saved activations are copies (layers that work in place)"
+FAILED_MESSAGE = "saved after the output was changed in place"  # the start of its message
+SCREENSHOT = ROOT / "docs" / "screenshot-instructor.png"
+
+
+@pytest.fixture(scope="module")
+def instructor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A ``drill serve`` of its own, with the dashboard enabled."""
+    var = tmp_path_factory.mktemp("instructor-var")
+    with running_server(var, DRILL_INSTRUCTOR_TOKEN=TOKEN) as running:
+        httpx.get(f"{running.base}/api/exercises/{SLUG}", timeout=120)  # warm the references
+        yield running.base
+
+
+def submit_through_the_page(page: Page, code: str, expected: str) -> None:
+    replace_code(page, code)
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(results(page)).to_contain_text(expected, timeout=30_000)
+
+
+def test_the_instructor_sees_the_learners_submissions(page: Page, instructor_server: str) -> None:
+    server = instructor_server
+    # A learner: one correct Submit, then a wrong one.
+    open_exercise(page, server, SLUG)
+    page.get_by_role("button", name="NumPy").click()
+    submit_through_the_page(page, SOLUTION, "6/6 tests passed")
+    submit_through_the_page(page, WRONG, "5/6 tests passed")
+
+    # The instructor: the dashboard sends to the login form; a wrong token is refused.
+    page.goto(f"{server}/instructor")
+    expect(page).to_have_url(f"{server}/instructor/login")
+    token = page.get_by_label("Instructor token")
+    token.fill("not-it")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("alert")).to_contain_text("not the instructor token")
+    page.get_by_label("Instructor token").fill(TOKEN)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(f"{server}/instructor")
+    expect(page.get_by_role("heading", name="Exercises", level=1)).to_be_visible()
+    row = page.locator("tbody").filter(has_text="Gradient checkpointing").locator("tr").first
+    expect(row).to_contain_text("NumPy")
+    expect(row.locator("td.num").first).to_have_text("2")
+    expect(row).to_contain_text("50%")
+
+    page.get_by_role("link", name="Gradient checkpointing").click()
+    expect(page).to_have_url(f"{server}/instructor/exercises/{SLUG}")
+    expect(page.get_by_role("heading", name="Gradient checkpointing", level=1)).to_be_visible()
+
+    numpy = page.locator("#track-numpy")
+    expect(numpy.locator("[data-stat=submissions]")).to_have_text("2")
+    expect(numpy.locator("[data-stat=passed]")).to_have_text("1")
+    expect(numpy.locator("[data-stat=rate]")).to_contain_text("50%")
+    expect(page.locator("#track-torch [data-stat=submissions]")).to_have_text("0")
+
+    # The chart: one bar per hidden test, labelled with its name and failures/runs.
+    rows = numpy.locator("svg.failure-chart .chart-row")
+    expect(rows).to_have_count(6)
+    failing = numpy.locator(f'.chart-row[data-test="{FAILED_TEST}"]')
+    expect(failing.locator(".chart-label")).to_have_text(FAILED_TEST)
+    expect(failing.locator(".chart-value")).to_have_text("1/2")
+    expect(numpy.locator(".chart-row.has-failures")).to_have_count(1)
+    expect(numpy.locator(".chart-row:not(.has-failures) .chart-value")).to_have_text(["0/2"] * 5)
+    bar = failing.locator("rect.chart-bar").bounding_box()
+    whole = failing.locator("rect.chart-bar-runs").bounding_box()
+    assert bar and whole and bar["height"] > 0
+    assert abs(bar["width"] - whole["width"] / 2) < 2  # 1 failure in 2 runs: half the bar
+    passing = numpy.locator(".chart-row:not(.has-failures) rect.chart-bar").first
+    assert float(passing.get_attribute("width") or "nan") == 0
+
+    # The failure message, counted once, under its test.
+    failures = numpy.locator(".failure-table tbody tr")
+    expect(failures).to_have_count(1)
+    expect(failures.first).to_contain_text(FAILED_MESSAGE)
+    expect(failures.first).to_contain_text(FAILED_TEST)
+    expect(failures.first.locator("td").first).to_have_text("1")
+
+    # Recent submissions, newest first, with their code.
+    recent = page.locator(".recent-item")
+    expect(recent).to_have_count(2)
+    expect(recent.first).to_contain_text("fail")
+    expect(recent.first).to_contain_text("5/6")
+    newest_code = recent.first.locator("pre code")
+    expect(newest_code).to_be_visible()
+    expect(newest_code).to_have_text(WRONG)
+    recent.nth(1).locator("summary").click()
+    expect(recent.nth(1).locator("pre code")).to_have_text(SOLUTION)
+    expect(recent.nth(1)).to_contain_text("6/6")
+    csv_link = page.get_by_role("link", name="Export CSV")
+    expect(csv_link).to_have_attribute("href", f"/api/instructor/submissions.csv?exercise={SLUG}")
+
+    if os.environ.get("DRILL_SCREENSHOTS") == "1":
+        recent.nth(1).locator("summary").click()  # keep the picture to the newest code
+        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOT), full_page=True)
+
+    page.get_by_role("button", name="Log out").click()
+    expect(page).to_have_url(f"{server}/instructor/login")
+    page.goto(f"{server}/instructor/exercises/{SLUG}")
+    expect(page).to_have_url(re.compile(r"/instructor/login$"))

@@ -1,0 +1,50 @@
+"""docs/authoring.md's worked example, followed as an instructor would: its test case is
+appended to a copy of the exercise, and validate must report what the guide shows."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from graders.grading import Grader
+from graders.settings import ROOT
+from graders.validate import validate
+from tests.conftest import make_settings
+
+pytestmark = pytest.mark.sandbox
+
+GUIDE = ROOT / "docs" / "authoring.md"
+
+
+def worked_example() -> tuple[str, str]:
+    """(path the guide appends to, the code it appends)."""
+    match = re.search(
+        r"<!-- worked-example: (\S+) -->\n```python\n(.*?)```", GUIDE.read_text(), re.DOTALL
+    )
+    assert match, "docs/authoring.md lost its worked-example block"
+    return match.group(1), match.group(2)
+
+
+def test_the_guides_new_test_validates_and_catches_what_the_guide_says(tmp_path: Path) -> None:
+    target, code = worked_example()
+    exercises = tmp_path / "exercises"
+    shutil.copytree(
+        ROOT / "exercises" / "gradient-checkpointing", exercises / "gradient-checkpointing"
+    )
+    tests = exercises / target.removeprefix("exercises/")
+    tests.write_text(tests.read_text() + "\n\n" + code)
+
+    with Grader(make_settings(tmp_path / "var", exercises, workers=1)) as grader:
+        reports = {r.track: r for r in validate(grader, ["gradient-checkpointing"])}
+    numpy = reports["numpy"]
+    assert numpy.ok, numpy.problems
+    assert numpy.hidden == 7
+
+    name = re.search(r'@test\("([^"]+)"', code).group(1)
+    shown = re.search(rf"test '{re.escape(name)}' catches (\d+): (.*)", GUIDE.read_text())
+    assert shown, "the guide no longer shows what its new test catches"
+    assert numpy.catches[name] == shown.group(2).split(", ")
+    assert len(numpy.catches[name]) == int(shown.group(1))
