@@ -74,10 +74,28 @@ class CatalogWatcher:
 
     def start(self) -> CatalogWatcher:
         self._last = snapshot(self.folder)
+        if self._stale():  # edited between the catalog's load and this first look
+            log.info("exercises changed while the server started; reloading the catalog")
+            self.reloads += 1
+            self.grader.reload_catalog()
         self._thread = threading.Thread(target=self._run, name="drill-reload", daemon=True)
         self._thread.start()
         log.info("watching %s for changes (every %.1f s)", self.folder, self.interval)
         return self
+
+    def _stale(self) -> bool:
+        """Whether the folder no longer holds the catalog being served."""
+        from graders.catalog import content_hash
+
+        served = self.grader.catalog.exercises
+        on_disk = {
+            p.name: p
+            for p in self.folder.iterdir()
+            if p.is_dir() and not p.name.startswith((".", "_"))  # as load_catalog skips
+        }
+        if set(on_disk) != set(served):
+            return True
+        return any(content_hash(on_disk[slug]) != e.version for slug, e in served.items())
 
     def stop(self) -> None:
         self._stop.set()

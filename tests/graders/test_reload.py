@@ -159,6 +159,19 @@ def test_the_watcher_reloads_by_itself(grader: Grader, exercises: Path) -> None:
     assert "doubles a long vector" in _names(grader, GOOD)
 
 
+def test_an_edit_made_before_the_watcher_started_is_picked_up(
+    grader: Grader, exercises: Path
+) -> None:
+    serving = grader.catalog
+    with CatalogWatcher(grader, interval=60) as unchanged:
+        assert unchanged.reloads == 0  # nothing changed: no reload at start
+    assert grader.catalog is serving
+    _add_test(exercises)  # as if saved while the server was still starting
+    with CatalogWatcher(grader, interval=60) as watcher:
+        assert watcher.reloads == 1
+    assert "long_vector" in grader.catalog.get("double").track("numpy").tests
+
+
 def test_the_watcher_ignores_editor_files(grader: Grader, exercises: Path) -> None:
     watcher = CatalogWatcher(grader, interval=0.2)
     watcher._last = snapshot(exercises)
