@@ -4,8 +4,10 @@
 - API routes: ``Authorization: Bearer <token>`` or the instructor cookie, else 401 JSON
   with ``WWW-Authenticate: Bearer``.
 - Pages: the ``drill_instructor`` cookie set by the login form, else a 303 to the form.
-  The cookie holds an HMAC of a fixed message keyed by the token, never the token itself,
-  so it can be checked without storing anything and is void once the token changes.
+  The cookie holds its expiry time and an HMAC of it keyed by the token, never the token
+  itself: it can be checked without storing anything, it expires on the server's clock
+  (a copied cookie does not outlive ``COOKIE_MAX_AGE``), and it is void once the token
+  changes.
 
 Every comparison of a secret uses ``hmac.compare_digest``, and a client that sent ten
 wrong tokens within a minute gets 429 until the oldest is a minute old.
@@ -122,14 +124,23 @@ def same_secret(given: str, expected: str) -> bool:
     )
 
 
-def cookie_value(token: str) -> str:
-    """What the login cookie holds for ``token``: an HMAC, not the token."""
-    return hmac.new(token.encode("utf-8"), _COOKIE_MESSAGE, hashlib.sha256).hexdigest()
+def cookie_value(token: str, expires: int | None = None) -> str:
+    """What the login cookie holds for ``token``: ``<expiry>.<HMAC of it>``, not the token."""
+    if expires is None:
+        expires = int(time.time()) + COOKIE_MAX_AGE
+    message = _COOKIE_MESSAGE + b":" + str(expires).encode()
+    mac = hmac.new(token.encode("utf-8"), message, hashlib.sha256).hexdigest()
+    return f"{expires}.{mac}"
 
 
 def has_valid_cookie(request: Request, token: str) -> bool:
     value = request.cookies.get(COOKIE)
-    return value is not None and same_secret(value, cookie_value(token))
+    if value is None:
+        return False
+    stamp = value.partition(".")[0]
+    if not (stamp.isascii() and stamp.isdigit()) or int(stamp) <= time.time():
+        return False  # malformed or expired: nothing about the token to learn from it
+    return same_secret(value, cookie_value(token, int(stamp)))
 
 
 def require_instructor(

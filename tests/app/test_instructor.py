@@ -7,6 +7,7 @@ import csv
 import hashlib
 import hmac
 import io
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -62,8 +63,10 @@ def failed_tests(result: dict) -> set[str]:
     return {t["name"] for t in result["tests"] if t["status"] != "pass"}
 
 
-def cookie_for(token: str) -> str:
-    return hmac.new(token.encode(), b"drill-instructor", hashlib.sha256).hexdigest()
+def cookie_for(token: str, expires: int | None = None) -> str:
+    expires = int(time.time()) + 3600 if expires is None else expires
+    mac = hmac.new(token.encode(), f"drill-instructor:{expires}".encode(), hashlib.sha256)
+    return f"{expires}.{mac.hexdigest()}"
 
 
 def logged_in(client: TestClient) -> None:
@@ -321,8 +324,10 @@ def test_login_form_wrong_and_right_token(client: TestClient) -> None:
     right = client.post("/instructor/login", data={"token": TOKEN}, follow_redirects=False)
     assert right.status_code == 303 and right.headers["location"] == "/instructor"
     cookie = right.headers["set-cookie"]
-    value = cookie.split(";")[0].split("=", 1)
-    assert value == [instructor_auth.COOKIE, cookie_for(TOKEN)]
+    name, value = cookie.split(";")[0].split("=", 1)
+    expires = int(value.partition(".")[0])
+    assert name == instructor_auth.COOKIE and value == cookie_for(TOKEN, expires)
+    assert abs(expires - time.time() - instructor_auth.COOKIE_MAX_AGE) < 60
     assert TOKEN not in cookie  # the cookie holds an HMAC, not the token
     attributes = {part.strip().lower() for part in cookie.split(";")[1:]}
     assert {"httponly", "samesite=strict", "path=/"} <= attributes
@@ -427,9 +432,19 @@ def test_every_secret_is_compared_in_constant_time(
     client.post("/instructor/login", data={"token": "guess"})
     assert calls == [(b"guess", TOKEN.encode())]
     calls.clear()
-    client.cookies.set(instructor_auth.COOKIE, "forged")
+    forged = f"{int(time.time()) + 600}.{'0' * 64}"
+    client.cookies.set(instructor_auth.COOKIE, forged)
     assert client.get("/instructor", follow_redirects=False).status_code == 303
-    assert calls == [(b"forged", cookie_for(TOKEN).encode())]
+    assert calls == [(forged.encode(), cookie_for(TOKEN, int(forged.split(".")[0])).encode())]
+
+
+def test_an_expired_login_cookie_is_refused(client: TestClient) -> None:
+    # Signed with the right token, but its time is up: a copied cookie does not last.
+    client.cookies.set(instructor_auth.COOKIE, cookie_for(TOKEN, int(time.time()) - 1))
+    assert client.get("/instructor", follow_redirects=False).status_code == 303
+    client.cookies.set(instructor_auth.COOKIE, cookie_for(TOKEN))
+    assert client.get("/instructor", follow_redirects=False).status_code == 200
+    client.cookies.delete(instructor_auth.COOKIE)
 
 
 def test_wrong_tokens_are_throttled(client: TestClient) -> None:
