@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -11,6 +12,17 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from graders.settings import ROOT
 from tests.conftest import TEST_EXERCISES, make_settings
+
+
+def assert_error(response: Any, status: int, error: str, *words: str) -> dict:
+    """An error answer of the API: its status, JSON shape, code and message words."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert body["error"] == error
+    for word in words:
+        assert word in body["message"], body["message"]
+    return body
 
 
 def client_for(tmp: Path, exercises: Path = ROOT / "exercises", **overrides: object) -> TestClient:

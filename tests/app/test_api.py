@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from graders.settings import ROOT
-from tests.app.conftest import client_for
+from tests.app.conftest import assert_error, client_for
 from tests.conftest import TEST_EXERCISES
 
 pytestmark = pytest.mark.sandbox
@@ -43,16 +43,6 @@ def submit(
     )
     assert response.status_code == 200, response.text
     return response.json()
-
-
-def assert_error(response, status: int, error: str, *words: str) -> dict:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/json")
-    body = response.json()
-    assert body["error"] == error
-    for word in words:
-        assert word in body["message"], body["message"]
-    return body
 
 
 def test_healthz(client: TestClient) -> None:

@@ -18,7 +18,7 @@ from markupsafe import escape
 
 from app import instructor_auth, stats
 from graders.settings import ROOT
-from tests.app.conftest import client_for
+from tests.app.conftest import assert_error, client_for
 
 pytestmark = pytest.mark.sandbox
 
@@ -39,16 +39,6 @@ RUN_CODE = SOLUTION + '\n# "quotes", commas;\ttabs\r\nand a CRLF\n'
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
 STATS = f"/api/instructor/exercises/{GC}/stats"
 CSV_URL = "/api/instructor/submissions.csv"
-
-
-def assert_error(response: Any, status: int, error: str, *words: str) -> dict:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/json")
-    body = response.json()
-    assert body["error"] == error
-    for word in words:
-        assert word in body["message"], body["message"]
-    return body
 
 
 def submit(client: TestClient, code: str, mode: str = "submit") -> dict:

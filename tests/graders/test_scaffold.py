@@ -3,9 +3,7 @@ and bad input writes nothing."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,18 +13,11 @@ from graders.grading import Grader
 from graders.scaffold import MARKER, ScaffoldError, create, placeholders
 from graders.validate import validate
 from tests.conftest import make_settings
+from tests.graders.test_cli import drill
 
 
 def drill_new(exercises: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DRILL_EXERCISES_DIR": str(exercises)}
-    return subprocess.run(
-        [sys.executable, "-m", "graders.cli", "new", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    return drill("new", *args, tmp=exercises.parent / "var", DRILL_EXERCISES_DIR=str(exercises))
 
 
 def test_drill_new_writes_a_package_that_loads_and_says_what_next(tmp_path: Path) -> None:
