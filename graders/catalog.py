@@ -77,6 +77,10 @@ class Track:
     tests: str
     wrong: tuple[WrongSolution, ...]
     folder: Path
+    # Hash of exactly what a reference run uses (solution, tests, entry points), taken
+    # from the text read here: the package's ``version`` is hashed from the files after
+    # they were read, so an edit in between (a live reload) could pair old tests with it.
+    fingerprint: str = ""
 
 
 @dataclass(frozen=True)
@@ -215,7 +219,10 @@ def _load_track(folder: Path, name: str, entry_points: tuple[str, ...]) -> Track
                 str(path), "a known-wrong solution must open with a docstring naming its bug"
             )
         wrong.append(WrongSolution(path, doc.strip().splitlines()[0], code))
-    return Track(name, entry_points, starter, solution, tests, tuple(wrong), folder)
+    fingerprint = hashlib.sha256("\0".join((solution, tests, *entry_points)).encode())
+    return Track(
+        name, entry_points, starter, solution, tests, tuple(wrong), folder, fingerprint.hexdigest()
+    )
 
 
 def _top_level_functions(code: str) -> set[str]:

@@ -92,11 +92,9 @@ class ReferenceStore:
         self._lock = threading.Lock()
 
     def key(self, exercise: Exercise, track: str) -> str:
-        # Also the run's exact inputs: ``version`` hashes the files after they were read, so
-        # an edit in between (a live reload) would pair the old tests with the new version.
-        tr = exercise.track(track)
-        inputs = hashlib.sha256("\0".join((tr.solution, tr.tests, *tr.entry_points)).encode())
-        raw = f"{exercise.slug}|{exercise.version}|{track}|{self.salt}|{inputs.hexdigest()}"
+        # The track's fingerprint: the run's exact inputs (see catalog.Track).
+        fingerprint = exercise.track(track).fingerprint
+        raw = f"{exercise.slug}|{exercise.version}|{track}|{self.salt}|{fingerprint}"
         return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
     def get(self, exercise: Exercise, track: str) -> Reference:
