@@ -13,9 +13,11 @@ so under load it costs nothing extra.
 from __future__ import annotations
 
 import contextlib
+import linecache
 import os
 import select
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from graders.harness import runner
@@ -115,28 +117,37 @@ def job_waiting(job_fd: int) -> bool:
     return bool(ready)
 
 
-def run_until_job_arrives(job_fd: int, job: tuple[dict[str, Any], bytes]) -> int:
-    """Run the synthetic tests one by one, stopping as soon as a real job is readable on
-    ``job_fd`` (so a learner never waits for more than one of them). Returns how many ran."""
-    header, body = job
+@contextlib.contextmanager
+def restored_process() -> Iterator[None]:
+    """Run harness jobs inside and leave the process as it was: fds 1 and 2, the Python
+    streams, the modules and the source cache a job adds."""
     saved_fds = os.dup(1), os.dup(2)
     saved_streams = sys.stdout, sys.stderr
-    sink = os.open(os.devnull, os.O_WRONLY)
-    ran = 0
     try:
-        for name in TEST_NAMES:
-            if job_waiting(job_fd):
-                break
-            runner.Job({**header, "tests": [name]}, sink, body).run()
-            ran += 1
+        yield
     finally:
-        os.close(sink)
         for target, fd in zip((1, 2), saved_fds, strict=True):
             os.dup2(fd, target)
             os.close(fd)
         sys.stdout, sys.stderr = saved_streams
         for name in runner.OWN_MODULES:
             sys.modules.pop(name, None)
-        with contextlib.suppress(KeyError):
-            del __import__("linecache").cache["solution.py"]
+        linecache.cache.pop("solution.py", None)
+
+
+def run_until_job_arrives(job_fd: int, job: tuple[dict[str, Any], bytes]) -> int:
+    """Run the synthetic tests one by one, stopping as soon as a real job is readable on
+    ``job_fd`` (so a learner never waits for more than one of them). Returns how many ran."""
+    header, body = job
+    ran = 0
+    with restored_process():
+        sink = os.open(os.devnull, os.O_WRONLY)
+        try:
+            for name in TEST_NAMES:
+                if job_waiting(job_fd):
+                    break
+                runner.Job({**header, "tests": [name]}, sink, body).run()
+                ran += 1
+        finally:
+            os.close(sink)
     return ran

@@ -14,17 +14,8 @@ LIMITS = {"output_bytes": 4096, "result_bytes": 1 << 20}
 
 def run_and_decode(header: dict, body: bytes) -> list[wire.Frame]:
     sink = os.memfd_create("frames")
-    saved = os.dup(1), os.dup(2)
-    streams = sys.stdout, sys.stderr
-    try:
+    with prewarm.restored_process():
         runner.Job(header, sink, body).run()
-    finally:
-        for target, fd in zip((1, 2), saved, strict=True):
-            os.dup2(fd, target)
-            os.close(fd)
-        sys.stdout, sys.stderr = streams
-        for name in runner.OWN_MODULES:
-            sys.modules.pop(name, None)
     frames, rest = wire.split_frames(os.pread(sink, 1 << 22, 0), 1 << 22)
     os.close(sink)
     assert rest == b""
