@@ -34,6 +34,9 @@ COOKIE = "drill_instructor"
 COOKIE_MAX_AGE = 12 * 3600  # seconds; the browser forgets the login after a working day
 DISABLED = "the instructor dashboard is disabled: set DRILL_INSTRUCTOR_TOKEN"
 _COOKIE_MESSAGE = b"drill-instructor"
+# Digits of a plausible expiry stamp (seconds since 1970 have 10 until the year 2286): a
+# longer one is malformed, and int() of a few thousand digits would raise, not refuse.
+MAX_STAMP_DIGITS = 12
 MAX_FAILURES, FAILURE_WINDOW = 10, 60.0  # wrong tokens per client address and seconds
 MAX_CLIENTS = 10_000
 
@@ -117,11 +120,15 @@ def configured_token(request: Request) -> str | None:
     return token or None
 
 
+def _utf8(text: str) -> bytes:
+    # surrogatepass: a token read from a non-UTF-8 environment holds lone surrogates,
+    # which a strict encode would turn into a 500 for whoever sends a cookie.
+    return text.encode("utf-8", "surrogatepass")
+
+
 def same_secret(given: str, expected: str) -> bool:
     """Constant-time comparison of two secrets (as UTF-8 bytes)."""
-    return hmac.compare_digest(
-        given.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass")
-    )
+    return hmac.compare_digest(_utf8(given), _utf8(expected))
 
 
 def cookie_value(token: str, expires: int | None = None) -> str:
@@ -129,17 +136,22 @@ def cookie_value(token: str, expires: int | None = None) -> str:
     if expires is None:
         expires = int(time.time()) + COOKIE_MAX_AGE
     message = _COOKIE_MESSAGE + b":" + str(expires).encode()
-    mac = hmac.new(token.encode("utf-8"), message, hashlib.sha256).hexdigest()
+    mac = hmac.new(_utf8(token), message, hashlib.sha256).hexdigest()
     return f"{expires}.{mac}"
 
 
 def has_valid_cookie(request: Request, token: str) -> bool:
+    """Whether the request carries a live login cookie for ``token``. Any malformed value
+    (no separator, a stamp that is not 1 to ``MAX_STAMP_DIGITS`` ASCII digits, any bytes
+    at all) is simply not a login, like a wrong one: never an error."""
     value = request.cookies.get(COOKIE)
     if value is None:
         return False
     stamp = value.partition(".")[0]
-    if not (stamp.isascii() and stamp.isdigit()) or int(stamp) <= time.time():
-        return False  # malformed or expired: nothing about the token to learn from it
+    if not (len(stamp) <= MAX_STAMP_DIGITS and stamp.isascii() and stamp.isdigit()):
+        return False  # malformed: nothing about the token to learn from it
+    if int(stamp) <= time.time():
+        return False  # expired
     return same_secret(value, cookie_value(token, int(stamp)))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
@@ -25,8 +26,13 @@ from app.store import Store, StoreUnavailable, SubmissionRow
 SUBMIT = "submit"
 TOP_FAILURES = 10
 RECENT = 20
+# What the pages show of text a submission controls: a stored failure message or code can
+# be huge (a hostile submission), and the pages must stay small whatever the grader kept.
+MESSAGE_CHARS = 1_000
+CODE_PREVIEW_CHARS = 20_000  # far above a real solution; the JSON export has all of it
+CLIPPED = "…"
 CSV_BATCH = 500
-CSV_COLUMNS = (
+CSV_COLUMNS = (  # also the JSON export's keys
     "id",
     "learner",
     "exercise",
@@ -53,18 +59,24 @@ def short_learner(learner: str) -> str:
     return hashlib.sha256(f"drill-learner:{learner}".encode()).hexdigest()[:10]
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, ending with a visible marker if cut."""
+    return text if len(text) <= limit else text[: limit - len(CLIPPED)] + CLIPPED
+
+
 def _failures_of(result: Any) -> list[tuple[str | None, str]]:
-    """(test name, message) of every failed test of a stored result (or of the run)."""
+    """(test name, message) of every failed test of a stored result (or of the run), the
+    message clipped: messages are grouped by what the page shows."""
     if not isinstance(result, dict):
         return []
     tests = result.get("tests") or []
     found: list[tuple[str | None, str]] = [
-        (str(t.get("name", "")), str(t.get("message") or ""))
+        (str(t.get("name", "")), clip(str(t.get("message") or ""), MESSAGE_CHARS))
         for t in tests
         if isinstance(t, dict) and t.get("status") != "pass"
     ]
     if not tests and result.get("status") != "pass" and result.get("message"):
-        found.append((WHOLE_RUN, str(result["message"])))
+        found.append((WHOLE_RUN, clip(str(result["message"]), MESSAGE_CHARS)))
     return found
 
 
@@ -152,7 +164,8 @@ def common_failures(
     store: Store, slug: str, track_names: Mapping[str, Sequence[str]], top: int = TOP_FAILURES
 ) -> dict[str, list[dict[str, Any]]]:
     """Per track, the ``top`` most frequent ``{message, count, test}`` of failed tests
-    (``test`` is None for a failure of the whole run, e.g. a syntax error)."""
+    (``test`` is None for a failure of the whole run, e.g. a syntax error); messages are
+    clipped to ``MESSAGE_CHARS`` and counted as clipped."""
     failures: dict[str, list[dict[str, Any]]] = exercise_report(store, slug, track_names, top)[
         "failures"
     ]
@@ -160,7 +173,10 @@ def common_failures(
 
 
 def recent_submissions(store: Store, slug: str, limit: int = RECENT) -> list[dict[str, Any]]:
-    """The newest Submit rows of an exercise, newest first, with their code."""
+    """The newest Submit rows of an exercise, newest first, with their code clipped to
+    ``CODE_PREVIEW_CHARS`` (``code_clipped`` tells whether it was)."""
+    # Only one character past the preview is read: enough to know the code was longer.
+    preview = func.substr(SubmissionRow.code, 1, CODE_PREVIEW_CHARS + 1).label("code")
     query = (
         select(
             SubmissionRow.id,
@@ -170,7 +186,7 @@ def recent_submissions(store: Store, slug: str, limit: int = RECENT) -> list[dic
             SubmissionRow.passed,
             SubmissionRow.total,
             SubmissionRow.created_at,
-            SubmissionRow.code,
+            preview,
         )
         .where(SubmissionRow.exercise == slug)
         .where(SubmissionRow.mode == SUBMIT)
@@ -191,7 +207,8 @@ def recent_submissions(store: Store, slug: str, limit: int = RECENT) -> list[dic
             "passed": row.passed,
             "total": row.total,
             "created_at": _aware(row.created_at).isoformat(),
-            "code": row.code,
+            "code": clip(row.code, CODE_PREVIEW_CHARS),
+            "code_clipped": len(row.code) > CODE_PREVIEW_CHARS,
         }
         for row in rows
     ]
@@ -225,14 +242,18 @@ def overview(store: Store) -> dict[tuple[str, str], dict[str, int]]:
     }
 
 
-# --- CSV export ---
+# --- exports (CSV and JSON) ---
 
-_CSV_SELECT = select(*(getattr(SubmissionRow, c) for c in CSV_COLUMNS))
+_EXPORT_SELECT = select(*(getattr(SubmissionRow, c) for c in CSV_COLUMNS))
+# Spreadsheets read a cell that starts with one of these as a formula.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _csv_batch(store: Store, exercise: str | None, after: tuple[datetime, str] | None) -> list[Any]:
+def _export_batch(
+    store: Store, exercise: str | None, after: tuple[datetime, str] | None
+) -> list[Any]:
     """The next rows in (created_at, id) order: keyset pages, one short query each."""
-    query = _CSV_SELECT.order_by(SubmissionRow.created_at, SubmissionRow.id).limit(CSV_BATCH)
+    query = _EXPORT_SELECT.order_by(SubmissionRow.created_at, SubmissionRow.id).limit(CSV_BATCH)
     if exercise is not None:
         query = query.where(SubmissionRow.exercise == exercise)
     if after is not None:
@@ -250,24 +271,52 @@ def _csv_batch(store: Store, exercise: str | None, after: tuple[datetime, str] |
         raise StoreUnavailable(str(exc.orig)) from exc
 
 
+def _record(row: Any) -> dict[str, Any]:
+    """One exported row: every column, the learner as a pseudonym, the time in UTC."""
+    values = dict(zip(CSV_COLUMNS, row, strict=True))
+    values["created_at"] = _aware(values["created_at"]).isoformat()
+    values["learner"] = short_learner(values["learner"])
+    return values
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A CSV cell that a spreadsheet shows as text, never runs as a formula.
+
+    OWASP, "CSV Injection" (https://owasp.org/www-community/attacks/CSV_Injection): a cell
+    that begins with ``=``, ``+``, ``-``, ``@``, tab (0x09) or carriage return (0x0D) is
+    read as a formula, so such a cell gets a single quote prepended (``'=1+1`` shows as
+    ``=1+1``). Applied to every text cell, since the code is the learner's and any text
+    column may one day be; numbers are left as they are. The JSON export keeps the exact
+    text.
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
 def _csv_text(rows: Sequence[Any], header: bool) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     if header:
         writer.writerow(CSV_COLUMNS)
     for row in rows:
-        values = dict(zip(CSV_COLUMNS, row, strict=True))
-        values["created_at"] = _aware(values["created_at"]).isoformat()
-        values["learner"] = short_learner(values["learner"])
-        writer.writerow(values[c] for c in CSV_COLUMNS)
+        values = _record(row)
+        writer.writerow(spreadsheet_safe(values[c]) for c in CSV_COLUMNS)
     return buffer.getvalue()
 
 
-class SubmissionsCsv:
-    """Every submission (Run and Submit) as CSV, oldest first, all columns but the result.
+def _json_text(rows: Sequence[Any], first: bool) -> str:
+    # ensure_ascii: the bytes are plain ASCII whatever the code holds; the text still
+    # decodes to exactly what was submitted.
+    text = ",\n".join(json.dumps(_record(row)) for row in rows)
+    return text if first or not text else ",\n" + text
+
+
+class _Export:
+    """Every submission (Run and Submit), oldest first, all columns but the result.
 
     ``first()`` reads the first page (call it before answering, so a database error is
-    still a JSON 503); iterating then yields the CSV text page by page.
+    still a JSON 503); iterating then yields the export's text page by page.
     """
 
     def __init__(self, store: Store, exercise: str | None = None) -> None:
@@ -276,19 +325,47 @@ class SubmissionsCsv:
         self._first: list[Any] | None = None
 
     def first(self) -> None:
-        self._first = _csv_batch(self.store, self.exercise, None)
+        self._first = _export_batch(self.store, self.exercise, None)
 
-    def __iter__(self) -> Iterator[str]:
+    def _pages(self) -> Iterator[list[Any]]:
         rows = self._first
         if rows is None:
-            rows = _csv_batch(self.store, self.exercise, None)
-        yield _csv_text(rows, header=True)
+            rows = _export_batch(self.store, self.exercise, None)
+        yield rows
         while len(rows) == CSV_BATCH:
             last = rows[-1]
-            rows = _csv_batch(self.store, self.exercise, (last.created_at, last.id))
-            yield _csv_text(rows, header=False)
+            rows = _export_batch(self.store, self.exercise, (last.created_at, last.id))
+            yield rows
+
+
+class SubmissionsCsv(_Export):
+    """The export as CSV, a header row first; text cells made spreadsheet-safe (a quote
+    before a leading ``=``, ``+``, ``-``, ``@``, tab or CR: see ``spreadsheet_safe``)."""
+
+    def __iter__(self) -> Iterator[str]:
+        for i, rows in enumerate(self._pages()):
+            yield _csv_text(rows, header=i == 0)
+
+
+class SubmissionsJson(_Export):
+    """The export as one JSON array of objects keyed by ``CSV_COLUMNS``, streamed page by
+    page (an array rather than JSON Lines: any JSON reader takes it whole). The code is
+    exactly what was submitted: no spreadsheet quote."""
+
+    def __iter__(self) -> Iterator[str]:
+        yield "[\n"
+        first = True
+        for rows in self._pages():
+            yield _json_text(rows, first)
+            first = first and not rows
+        yield "\n]\n"
 
 
 def submissions_csv(store: Store, exercise: str | None = None) -> str:
-    """The whole export as one string (for tests and small exports)."""
+    """The whole CSV export as one string (for tests and small exports)."""
     return "".join(SubmissionsCsv(store, exercise))
+
+
+def submissions_json(store: Store, exercise: str | None = None) -> str:
+    """The whole JSON export as one string (for tests and small exports)."""
+    return "".join(SubmissionsJson(store, exercise))

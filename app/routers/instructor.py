@@ -1,4 +1,4 @@
-"""The instructor dashboard: submissions, pass rates, per-test failures, a CSV export.
+"""The instructor dashboard: submissions, pass rates, per-test failures, CSV and JSON exports.
 
 Behind ``DRILL_INSTRUCTOR_TOKEN`` (see app/instructor_auth.py). The JSON API takes the
 token as a bearer token; the pages take the cookie the login form sets.
@@ -7,7 +7,7 @@ token as a bearer token; the pages take the cookie the login form sets.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -36,6 +36,8 @@ from graders.errors import DrillError, UnknownExercise
 log = logging.getLogger("drill.app")
 
 SlugPath = Path(max_length=100, pattern=r"^[a-z0-9-]+$")
+# The exports' optional filter: one exercise's submissions.
+ExerciseFilter = Annotated[str | None, Query(max_length=100, pattern=r"^[a-z0-9-]+$")]
 TRACK_LABELS = {"numpy": "NumPy", "torch": "PyTorch"}
 NO_STORE = {"Cache-Control": "no-store"}  # learners' code: never in a shared cache
 
@@ -109,6 +111,30 @@ async def exercise_stats(service: ServiceDep, slug: str = SlugPath) -> Any:
     return report["stats"]
 
 
+# The JSON export's keys for the OpenAPI schema: text but for three numbers.
+_NUMBERS = {"passed": "integer", "total": "integer", "duration_ms": "number"}
+_EXPORT_PROPERTIES = {c: {"type": _NUMBERS.get(c, "string")} for c in stats.CSV_COLUMNS}
+
+
+async def _export(
+    service: Service,
+    export: stats.SubmissionsCsv | stats.SubmissionsJson,
+    extension: str,
+    media_type: str,
+) -> Response:
+    """Stream an export as an attachment named after the exercise filter."""
+    if export.exercise is not None:
+        service.exercise(export.exercise)  # UnknownExercise -> 404
+    await run_in_threadpool(export.first)  # a database error is still a JSON answer
+    suffix = f"-{export.exercise}" if export.exercise else ""
+    name = f"drill-submissions{suffix}.{extension}"
+    return StreamingResponse(
+        iter(export),
+        media_type=media_type,
+        headers={"Content-Disposition": f'attachment; filename="{name}"', **NO_STORE},
+    )
+
+
 @api.get(
     "/submissions.csv",
     response_class=StreamingResponse,
@@ -119,21 +145,36 @@ async def exercise_stats(service: ServiceDep, slug: str = SlugPath) -> Any:
         }
     },
 )
-async def submissions_csv(
-    service: ServiceDep,
-    exercise: str | None = Query(None, max_length=100, pattern=r"^[a-z0-9-]+$"),
-) -> Response:
-    """Every submission as CSV: all columns but the result JSON, the code included."""
-    if exercise is not None:
-        service.exercise(exercise)  # UnknownExercise -> 404
+async def submissions_csv(service: ServiceDep, exercise: ExerciseFilter = None) -> Response:
+    """Every submission as CSV: all columns but the result JSON, the code included. A text
+    cell starting with ``=``, ``+``, ``-``, ``@``, tab or CR gets a leading ``'`` so that
+    spreadsheets do not run it (the JSON export has the exact code)."""
     export = stats.SubmissionsCsv(service.store, exercise)
-    await run_in_threadpool(export.first)  # a database error is still a JSON answer
-    name = f"drill-submissions-{exercise}.csv" if exercise else "drill-submissions.csv"
-    return StreamingResponse(
-        iter(export),
-        media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{name}"', **NO_STORE},
-    )
+    return await _export(service, export, "csv", "text/csv; charset=utf-8")
+
+
+@api.get(
+    "/submissions.json",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "array",
+                        "items": {"type": "object", "properties": _EXPORT_PROPERTIES},
+                    }
+                }
+            },
+            "description": "One object per submission (Run and Submit), oldest first",
+        }
+    },
+)
+async def submissions_json(service: ServiceDep, exercise: ExerciseFilter = None) -> Response:
+    """Every submission as one JSON array, streamed in pages: the CSV export's columns as
+    keys, and the code exactly as submitted (no spreadsheet quote)."""
+    export = stats.SubmissionsJson(service.store, exercise)
+    return await _export(service, export, "json", "application/json")
 
 
 # --- pages ---

