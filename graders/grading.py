@@ -333,7 +333,8 @@ class Grader:
             return verdicts.syntax_error(ctx, exc)
         except ValueError as exc:  # e.g. null bytes
             return verdicts.syntax_error(ctx, SyntaxError(str(exc)))
-        outcome = self.pool.run(job_for(exercise, track, code, names, limits), limits)
+        job = job_for(exercise, track, code, names, limits, examples_only=mode == "run")
+        outcome = self.pool.run(job, limits)
         result = verdicts.build(ctx, outcome)
         result.duration_ms = round((time.perf_counter() - started) * 1000, 1)
         return result

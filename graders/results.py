@@ -13,6 +13,8 @@ from pydantic import BaseModel, Field, field_validator
 RESULTS_VERSION = 1
 OUTPUT_LIMIT = 16 * 1024  # characters of learner output kept per test
 TRUNCATION_MARKER = "\n… [output truncated]"
+MESSAGE_LIMIT = 2000  # characters of a verdict message; a message never needs more
+CLIPPED_MARKER = " … [message clipped]"
 
 Mode = Literal["run", "submit"]
 
@@ -21,6 +23,10 @@ class Status(StrEnum):
     PASS = "pass"  # noqa: S105 - a test status, not a password
     FAIL = "fail"
     ERROR = "error"
+
+
+def clip_message(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    return text if len(text) <= limit else text[:limit] + CLIPPED_MARKER
 
 
 def truncate_output(text: str, limit: int = OUTPUT_LIMIT, already_truncated: bool = False) -> str:
@@ -44,6 +50,11 @@ class TestResult(BaseModel):
     def _bounded(cls, value: str) -> str:
         return truncate_output(value) if len(value) > OUTPUT_LIMIT else value
 
+    @field_validator("message")
+    @classmethod
+    def _clipped(cls, value: str) -> str:
+        return clip_message(value)
+
 
 class GradeResult(BaseModel):
     version: int = RESULTS_VERSION
@@ -56,3 +67,8 @@ class GradeResult(BaseModel):
     total: int = 0
     duration_ms: float = 0.0
     tests: list[TestResult] = Field(default_factory=list)
+
+    @field_validator("message")
+    @classmethod
+    def _clipped(cls, value: str) -> str:
+        return clip_message(value)

@@ -22,6 +22,9 @@ from graders.errors import SandboxUnavailable
 Backend = Literal["bwrap", "process"]
 GRADERS = Path(__file__).resolve().parent
 SANDBOX_ROOT = "/drill"
+# What the JSON of one test's observations may take (strings and numbers, not array
+# bytes, which travel in the body); the encoder refuses more with a clear message.
+ENCODED_TEXT_BYTES = 4 * 1024 * 1024
 
 # Python started isolated (-I: no user site, no PYTHON* variables, no script dir on
 # sys.path), then pointed at the harness folder explicitly.
@@ -58,6 +61,12 @@ class JobLimits:
         """Cap on what fd-level writes may put in a test's output capture."""
         return max(self.output_bytes * 16, 1024 * 1024)
 
+    @property
+    def result_header_bytes(self) -> int:
+        """Largest header of one result frame: a test's output (at most 12 bytes a
+        character once JSON-escaped) plus the observations, messages and traceback."""
+        return 12 * self.output_bytes + ENCODED_TEXT_BYTES + 1024 * 1024
+
     def for_child(self) -> dict[str, Any]:
         return {
             "cpu_seconds": max(1, round(self.cpu_seconds)),
@@ -65,6 +74,7 @@ class JobLimits:
             "output_bytes": self.output_bytes,
             "raw_output_bytes": self.raw_output_bytes,
             "result_bytes": self.result_bytes,
+            "text_bytes": ENCODED_TEXT_BYTES,
             "processes": self.processes,
         }
 

@@ -29,20 +29,40 @@ This module runs inside the sandbox; it must stay free of server code.
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
-from graders.harness.encode import Calls
+from graders.harness.records import (
+    Calls,
+    Kept,
+    note_call,
+    start_keeping,
+    start_recording,
+    stop_recording,
+)
 
 try:
     import torch
 except ImportError:  # pragma: no cover - torch is a runtime dependency
     torch = None  # type: ignore[assignment]
 
-__all__ = ["Calls", "Layer", "MissingEntryPoint", "Scenario", "TestSpec", "test"]
+__all__ = ["Calls", "Kept", "MissingEntryPoint", "Scenario", "TestSpec", "test"]
+
+
+def _nested_code(code: Any) -> frozenset[Any]:
+    """A code object and every function's code defined inside it."""
+    inner = [c for c in code.co_consts if hasattr(c, "co_consts")]
+    return frozenset([code]).union(*(_nested_code(c) for c in inner))
+
+
+# The frames that call a module's forward hooks (``Module._call_impl`` and the functions
+# inside it): a hook called any other way (by hand, from the module's hook table) is not
+# a forward call and records nothing.
+_CALL_IMPL = _nested_code(torch.nn.Module._call_impl.__code__) if torch is not None else None
 
 Reveal = Literal["full", "summary", "none"]
 
@@ -140,37 +160,43 @@ class MissingEntryPoint(Exception):
     """The submission does not define a function the test calls."""
 
 
-class Layer:
-    """A callable that counts its calls and reports them to active recordings.
+def _counting_layer(fn: Callable[[Any], Any], index: int) -> Callable[[Any], Any]:
+    """A layer that records its calls. The function it wraps is held by a closure, not an
+    attribute: there is no ``layer._fn`` through which to run it uncounted."""
 
-    Made by :meth:`Scenario.counting_layers`; ``layer.calls`` is the total number of
-    calls, ``layer.index`` its position.
-    """
+    def layer(x: Any) -> Any:
+        layer.calls += 1  # type: ignore[attr-defined]
+        note_call(index, x)
+        return fn(x)
 
-    def __init__(self, fn: Callable[[Any], Any], index: int, scenario: Scenario) -> None:
-        self._fn = fn
-        self.index = index
-        self.calls = 0
-        self._scenario = scenario
-
-    def __call__(self, x: Any) -> Any:
-        self.calls += 1
-        self._scenario._record(self.index)
-        return self._fn(x)
-
-    def __repr__(self) -> str:
-        return f"<layer {self.index}>"
+    layer.index = index  # type: ignore[attr-defined]
+    layer.calls = 0  # type: ignore[attr-defined]
+    layer.__name__ = layer.__qualname__ = f"layer_{index}"
+    return layer
 
 
-@dataclass
+def _module_hook(index: int) -> Callable[[Any, Any], None]:
+    def hook(_module: Any, args: Any) -> None:
+        if sys._getframe(1).f_code in _CALL_IMPL:
+            note_call(index, args)
+
+    return hook
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+@dataclass(slots=True)
 class Scenario:
     """What a test function receives as ``t``: the way to call the submission and to
     build observable inputs."""
 
     namespace: dict[str, Any]
     entry_points: Sequence[str]
-    _recordings: list[Calls] = field(default_factory=list)
     last_call: str | None = None
+    # Called after every call of learner code (graders.harness.integrity).
+    after_call: Callable[[], None] | None = None
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call entry point ``name`` of the submission with copies of array arguments.
@@ -188,16 +214,20 @@ class Scenario:
         if not callable(fn):
             raise MissingEntryPoint(name)
         self.last_call = name
-        return fn(*_copy_in(args), **_copy_in(kwargs))
+        result = fn(*_copy_in(args), **_copy_in(kwargs))
+        if self.after_call is not None:
+            self.after_call()
+        return result
 
-    def counting_layers(self, fns: Sequence[Callable[[Any], Any]]) -> list[Layer]:
-        """Wrap plain functions as layers that count their calls.
+    def counting_layers(self, fns: Sequence[Callable[[Any], Any]]) -> list[Callable[[Any], Any]]:
+        """Wrap plain functions as layers that count their calls (``layer.calls``, the
+        total; ``layer.index``, the position) and report them to active recordings.
 
         Examples
         --------
         >>> layers = t.counting_layers([lambda a: a * 2, lambda a: a + 1])
         """
-        return [Layer(fn, i, self) for i, fn in enumerate(fns)]
+        return [_counting_layer(fn, i) for i, fn in enumerate(fns)]
 
     def counting_modules(self, modules: Any) -> Any:
         """Make each module of a ``torch.nn.ModuleList`` report its forward calls.
@@ -209,7 +239,7 @@ class Scenario:
         >>> layers = t.counting_modules(nn.ModuleList(nn.Linear(4, 4) for _ in range(6)))
         """
         for i, module in enumerate(modules):
-            module.register_forward_pre_hook(lambda _m, _args, i=i: self._record(i))
+            module.register_forward_pre_hook(_module_hook(i))
         return modules
 
     @contextlib.contextmanager
@@ -222,16 +252,35 @@ class Scenario:
         ...     t.call("checkpoint_recompute", layers, saved, [1], 2)
         >>> return {"calls during recompute": calls}
         """
-        calls = Calls(phase)
-        self._recordings.append(calls)
+        calls = start_recording(phase)
         try:
             yield calls
         finally:
-            self._recordings.remove(calls)
+            stop_recording(calls)
 
-    def _record(self, index: int) -> None:
-        for calls in self._recordings:
-            calls.layers.append(index)
+    @contextlib.contextmanager
+    def kept_for_backward(self, parameters_of: Any = None) -> Iterator[Kept]:
+        """Measure the bytes of the activations autograd keeps for backward in the block.
+
+        Inside a ``torch.utils.checkpoint`` region the checkpoint's own hooks take over
+        and nothing is counted, which is the point of checkpointing: the observation is
+        the activation memory held outside checkpointed regions (a checkpoint keeps its
+        inputs there). Storage shared by several saved tensors counts once; the
+        parameters of ``parameters_of`` (a module) do not count, however a solution
+        hands them to autograd.
+
+        Examples
+        --------
+        >>> with t.kept_for_backward(layers) as kept:
+        ...     out = t.call("forward_with_checkpointing", layers, x, 2)
+        >>> return {"bytes kept for backward outside checkpoints": kept}
+        """
+        exclude = set()
+        if parameters_of is not None:
+            exclude = {p.untyped_storage().data_ptr() for p in parameters_of.parameters()}
+        kept, pack = start_keeping(frozenset(exclude))
+        with torch.autograd.graph.saved_tensors_hooks(pack, _identity):
+            yield kept
 
     @staticmethod
     def keys(mapping: Any) -> Any:

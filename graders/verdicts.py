@@ -7,6 +7,7 @@ a limit, a crash, an early exit, a forged or broken result) has its own clear me
 
 from __future__ import annotations
 
+import math
 import signal
 from dataclasses import dataclass
 from typing import Any
@@ -70,6 +71,14 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
         kind = frame.header.get("type")
         if kind == "load_error":
             return ctx.error(_load_error_message(frame.header, ctx), duration)
+        if kind == "tampered":
+            return ctx.error(
+                "your code changed the grader's own code or a library function the tests "
+                f"rely on ({_text(frame.header.get('what'))[:300]}), so no observation of "
+                "this run can be trusted; solve the exercise without patching the grader, "
+                "numpy or torch",
+                duration,
+            )
         if kind == "harness_error":
             return ctx.error(
                 f"internal grading error: {_text(frame.header.get('message'))}", duration
@@ -133,8 +142,16 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
     output = truncate_output(
         _text(h.get("output")), already_truncated=h.get("output_truncated") is True
     )
-    duration = h.get("duration_ms") if isinstance(h.get("duration_ms"), int | float) else 0.0
-    common: dict[str, Any] = {"name": name, "hint": options.hint, "duration_ms": duration}
+    duration = _number(h.get("duration_ms"), 0.0, ctx.limits.wall_seconds * 1000 + 1000)
+    common: dict[str, Any] = {"name": name, "hint": options.hint, "duration_ms": duration or 0.0}
+    if duration is None:
+        return TestResult(
+            **common,
+            status=Status.ERROR,
+            output=output,
+            message="the grader could not read this test's result (its duration is not a "
+            "number of milliseconds within the time limit)",
+        )
     status = h.get("status")
     if status == "ok":
         try:
@@ -183,9 +200,9 @@ def _exception_message(error: Any, last_call: Any, limits: JobLimits) -> tuple[s
     error = error if isinstance(error, dict) else {}
     kind = _text(error.get("type")) or "Exception"
     text = _text(error.get("message"))
-    line = error.get("line")
+    line = _number(error.get("line"), 1, 10**7)
     traceback = _text(error.get("traceback"))
-    where = f" (line {line})" if isinstance(line, int) else ""
+    where = f" (line {int(line)})" if isinstance(line, int) else ""
     if kind == "MemoryError" or any(m in text for m in MEMORY_MARKERS):
         return f"memory limit of {limits.memory_mb} MiB exceeded{where}", traceback
     if kind == "OSError" and "File too large" in text:
@@ -217,10 +234,8 @@ def _load_error_message(h: dict[str, Any], ctx: Context) -> str:
     assert isinstance(error, dict)
     kind = _text(error.get("type")) or "Exception"
     if kind == "SyntaxError":
-        message = (
-            f"SyntaxError at line {error.get('line')}, column {error.get('col')}: "
-            f"{_text(error.get('message'))}"
-        )
+        line, col = _number(error.get("line"), 0, 10**7), _number(error.get("col"), 0, 10**7)
+        message = f"SyntaxError at line {line}, column {col}: {_text(error.get('message'))}"
     else:
         message, _ = _exception_message(error, None, ctx.limits)
         message = message.replace("your code raised", "your code raised, while loading,", 1)
@@ -261,3 +276,12 @@ def _stop_reason(ctx: Context, outcome: JobOutcome) -> str:
 
 def _text(value: Any) -> str:
     return value[:4000] if isinstance(value, str) else ""
+
+
+def _number(value: Any, low: float, high: float) -> float | int | None:
+    """A number from the sandbox, or None unless it is finite and within [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value if low <= value <= high else None

@@ -1,9 +1,12 @@
 """Encoding of observed values into the wire format, inside the sandbox.
 
 The values come from learner code, so the encoder trusts nothing about them: it checks
-exact types (an ndarray subclass is read through ``np.ndarray`` itself, a tensor subclass
-with its ``__torch_function__`` disabled), bounds depth and size, and never calls a
-learner-defined ``__eq__``, ``__len__`` or ``__iter__`` on anything but builtin types.
+exact types (an ndarray subclass is read through ``np.ndarray`` itself; a tensor is read
+only when it is a ``torch.Tensor`` or ``nn.Parameter``, with ``__torch_function__``
+disabled and its autograd flags read through torch's C descriptors, so a learner's
+subclass is reported as an object of its own type), bounds depth and size, and never
+calls a learner-defined ``__eq__``, ``__len__`` or ``__iter__`` on anything but builtin
+types.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from graders.harness.records import Calls, Kept, read_kept, read_record
 from graders.harness.wire import DTYPES, MAX_DEPTH, MAX_NODES, WireError
 
 try:  # the NumPy track's worker has torch too, but the format must not require it
@@ -27,22 +31,33 @@ _nd_astype = np.ndarray.astype
 _ascontiguous = np.ascontiguousarray
 _isfinite = math.isfinite
 _REPR_LIMIT = 200
+# JSON bytes a node takes, at least (its punctuation), and a container's or array's tags.
+_NODE_TEXT = 4
+_TAG_TEXT = 40
 
-
-class Calls:
-    """A record of which layers ran during a phase (see ``graders.testing``)."""
-
-    def __init__(self, phase: str) -> None:
-        self.phase = phase
-        self.layers: list[int] = []
+if torch is not None:
+    # A tensor's autograd flags, read through torch's own C descriptors: a subclass's
+    # Python properties cannot answer in their place.
+    _BASE = torch._C.TensorBase
+    _requires_grad = _BASE.__dict__["requires_grad"].__get__
+    _grad_fn = _BASE.__dict__["grad_fn"].__get__
+    _is_leaf = _BASE.__dict__["is_leaf"].__get__
+    # The tensor types the encoder reads; any other subclass is reported as an object.
+    _TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
 
 
 class Encoder:
-    """Encode one observation tree; the raw array bytes collect in ``chunks``."""
+    """Encode one observation tree; the raw array bytes collect in ``chunks``.
 
-    def __init__(self, max_bytes: int) -> None:
+    ``max_bytes`` bounds the array bytes (the frame's body), ``max_text`` the JSON text
+    of the tree (strings and numbers, in the frame's header), so a value too large to
+    check fails with a plain message rather than at the server's frame limits."""
+
+    def __init__(self, max_bytes: int, max_text: int = 4 << 20) -> None:
         self.max_bytes = max_bytes
+        self.max_text = max_text
         self.size = 0
+        self.text = 0
         self.nodes = 0
         self.chunks: list[bytes] = []
 
@@ -57,16 +72,22 @@ class Encoder:
         if depth > MAX_DEPTH:
             raise WireError(f"it is nested more than {MAX_DEPTH} levels deep")
         t = type(v)
+        self._count_text(_NODE_TEXT)
         if v is None or t is bool or t is str:
-            if t is str and len(v) > 100_000:
+            if t is str:
                 v = v[:100_000]
+                # JSON escapes a character outside ASCII as up to 12 bytes.
+                self._count_text(len(v) if v.isascii() else 12 * len(v))
             return v
         if t is int:
             if v.bit_length() > 256:
                 return {"t": "object", "type": "int", "repr": "a very large integer"}
+            self._count_text(v.bit_length() // 3 + 1)  # decimal digits, at most
             return v
         if t is float:
+            self._count_text(24)
             return v if _isfinite(v) else {"t": "float", "v": repr(v)}
+        self._count_text(_TAG_TEXT)
         if t is list or t is tuple:
             return {
                 "t": "list" if t is list else "tuple",
@@ -79,14 +100,24 @@ class Encoder:
                 "v": [self.value(x, depth + 1) for x in v.values()],
             }
         if t is Calls:
-            return {"t": "calls", "phase": v.phase, "v": list(v.layers)}
+            phase, layers, inputs, more = read_record(v)
+            self._count_text(len(phase) + 20 * len(layers))
+            return {
+                "t": "calls",
+                "phase": phase,
+                "v": list(layers),
+                "inputs": list(inputs),
+                "more": more,
+            }
+        if t is Kept:
+            return read_kept(v)
         if isinstance(v, np.ndarray):
             return self.array(_nd_view(v, np.ndarray))
         if isinstance(v, np.generic) and type(v).__module__ == "numpy":
             node = self.array(np.asarray(v))
             node["scalar"] = True
             return node
-        if torch is not None and isinstance(v, torch.Tensor):
+        if torch is not None and t in _TENSOR_TYPES:
             return self.tensor(v)
         return {"t": "object", "type": _type_name(v), "repr": _safe_repr(v)}
 
@@ -108,15 +139,20 @@ class Encoder:
             if plain.is_sparse or plain.device.type != "cpu":
                 plain = plain.to_dense().cpu()
             node = self.array(torch.Tensor.numpy(plain.resolve_conj().resolve_neg()))
-            grad_fn = t.grad_fn
+            grad_fn = _grad_fn(t)
             node.update(
                 t="tensor",
                 torch_dtype=torch_dtype,
-                requires_grad=bool(t.requires_grad),
-                grad_fn=None if grad_fn is None else type(grad_fn).__name__,
-                is_leaf=bool(t.is_leaf),
+                requires_grad=bool(_requires_grad(t)),
+                grad_fn=None if grad_fn is None else type(grad_fn).__name__[:200],
+                is_leaf=bool(_is_leaf(t)),
             )
             return node
+
+    def _count_text(self, nbytes: int) -> None:
+        self.text += nbytes
+        if self.text > self.max_text:
+            raise WireError(f"its text takes more than {self.max_text // (1024 * 1024)} MiB")
 
     def _reserve(self, nbytes: int) -> None:
         if self.size + nbytes > self.max_bytes:

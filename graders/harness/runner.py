@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from graders import testing
+from graders.harness import integrity
 from graders.harness.encode import Encoder
 from graders.harness.wire import WireError, pack
 
@@ -31,9 +32,17 @@ except ImportError:  # pragma: no cover
     torch = None  # type: ignore[assignment]
 
 TESTS_FILENAME = "<tests>"  # as graders.jobs compiles it
-OWN_MODULES = frozenset({"solution", "drill_tests"})
+# The one module a job adds to sys.modules: the tests module is never registered, so
+# learner code cannot find the tests (or their helpers) by name.
+OWN_MODULES = frozenset({"solution"})
 # The modules of the warm worker, taken before it forks (see snapshot_modules).
 PRELOADED: frozenset[str] = frozenset()
+# The folder sys.path finds the harness in; off sys.path while learner code runs.
+HARNESS_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(testing.__file__)))
+# The numpy, torch and builtins part of the integrity snapshot, built once per worker.
+LIBRARIES: integrity.Snapshot | None = None
+# Compared whole in every job: the harness's own modules.
+HARNESS_MODULES = ("testing", "encode", "records", "wire", "integrity", "runner")
 
 
 def snapshot_modules() -> None:
@@ -150,16 +159,59 @@ def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
     }
 
 
-def load_module(name: str, code: str | types.CodeType, filename: str) -> types.ModuleType:
+def load_module(
+    name: str, code: str | types.CodeType, filename: str, register: bool = True
+) -> types.ModuleType:
     module = types.ModuleType(name)
     module.__file__ = filename
     if isinstance(code, str):
         # So tracebacks can show the learner's lines.
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
         code = compile(code, filename, "exec", dont_inherit=True)
-    sys.modules[name] = module
+    if register:
+        sys.modules[name] = module
     exec(code, module.__dict__)
     return module
+
+
+def freeze_harness() -> None:
+    """Make the harness's classes immutable types (in the warm worker, before any job)."""
+    from graders.harness import encode, records
+
+    for cls in (
+        testing.Scenario,
+        testing.TestSpec,
+        records.Calls,
+        records.Kept,
+        encode.Encoder,
+        integrity.Snapshot,
+        Job,
+        Capture,
+        BoundedText,
+    ):
+        integrity.freeze_type(cls)
+
+
+def job_snapshot(tests: types.ModuleType) -> integrity.Snapshot:
+    from graders.harness import encode, records, wire
+
+    global LIBRARIES
+    if LIBRARIES is None:
+        LIBRARIES = integrity.library_snapshot()
+    snapshot = integrity.Snapshot()
+    modules = {
+        "testing": testing,
+        "encode": encode,
+        "records": records,
+        "wire": wire,
+        "integrity": integrity,
+        "runner": sys.modules[__name__],
+    }
+    for name in HARNESS_MODULES:
+        module = modules[name]
+        snapshot.exact(module.__name__, vars(module))
+    snapshot.exact("the tests module", vars(tests))
+    return snapshot
 
 
 class Job:
@@ -174,6 +226,8 @@ class Job:
         limits = header["limits"]
         self.capture = Capture(limits["output_bytes"])
         self.max_result = limits["result_bytes"]
+        self.max_text = limits.get("text_bytes", 4 << 20)
+        self.snapshot = integrity.Snapshot()
 
     def send(self, header: dict[str, Any], body: bytes = b"") -> None:
         data = pack(header, body)
@@ -185,16 +239,36 @@ class Job:
     def run(self) -> None:
         testing.REGISTRY.clear()
         try:
-            load_module("drill_tests", self.tests_code, TESTS_FILENAME)
+            tests = load_module("drill_tests", self.tests_code, TESTS_FILENAME, register=False)
         except BaseException as exc:
             self.send({"type": "harness_error", "message": f"tests failed to load: {exc!r}"})
             return
+        self.snapshot = job_snapshot(tests)
         specs = {spec.name: spec for spec in testing.REGISTRY}
         self.send({"type": "loaded", "tests": [s.options() for s in testing.REGISTRY]})
+        with integrity.hidden_modules("graders", HARNESS_FOLDER):
+            finished = self.run_code(specs)
+        if finished:
+            # Which modules the job had to import: proof that nothing heavy loads per job.
+            self.send({"type": "done", "imported": newly_imported()})
 
+    def check_integrity(self) -> None:
+        """Raise Tampered when learner code changed what the tests rely on."""
+        assert LIBRARIES is not None
+        what = self.snapshot.changed() or LIBRARIES.changed()
+        if what is not None:
+            raise integrity.Tampered(what)
+
+    def run_code(self, specs: dict[str, testing.TestSpec]) -> bool:
+        """Load the submission and run the tests; False when the run ended early."""
         self.capture.start()
         try:
             module = load_module("solution", self.h["code"], self.filename)
+            self.check_integrity()
+        except integrity.Tampered as exc:
+            self.capture.stop()
+            self.send({"type": "tampered", "what": str(exc)[:500]})
+            return False
         except BaseException as exc:
             output, truncated = self.capture.stop()
             self.send(
@@ -205,7 +279,7 @@ class Job:
                     "output_truncated": truncated,
                 }
             )
-            return
+            return False
         load_output, _ = self.capture.stop()
         self.send({"type": "code_loaded"})
 
@@ -214,14 +288,17 @@ class Job:
             spec = specs.get(name)
             if spec is None:
                 self.send({"type": "harness_error", "message": f"no test named {name!r}"})
-                return
-            self.run_test(spec, module, load_output)
+                return False
+            if not self.run_test(spec, module, load_output):
+                return False
             load_output = ""
-        # Which modules the job had to import: proof that nothing heavy loads per job.
-        self.send({"type": "done", "imported": newly_imported()})
+        return True
 
-    def run_test(self, spec: testing.TestSpec, module: types.ModuleType, prefix: str) -> None:
-        scenario = testing.Scenario(module.__dict__, self.h["entry_points"])
+    def run_test(self, spec: testing.TestSpec, module: types.ModuleType, prefix: str) -> bool:
+        """Run one test and send its frame; False when learner code tampered with it."""
+        scenario = testing.Scenario(
+            module.__dict__, self.h["entry_points"], after_call=self.check_integrity
+        )
         seed_everything(spec.name)
         self.capture.start()
         started = time.perf_counter()
@@ -229,9 +306,10 @@ class Job:
         body = b""
         try:
             observations = spec.scenario(scenario)
+            self.check_integrity()
             if type(observations) is not dict:
                 raise TypeError(f"test {spec.name!r} returned {type(observations).__name__}")
-            encoder = Encoder(self.max_result)
+            encoder = Encoder(self.max_result, self.max_text)
             try:
                 frame["obs"] = encoder.value(observations)
                 body = encoder.body
@@ -246,6 +324,10 @@ class Job:
                     else f"it holds a value of an unsupported kind ({type(exc).__name__})"
                 )
                 frame["last_call"] = scenario.last_call
+        except integrity.Tampered as exc:
+            self.capture.stop()
+            self.send({"type": "tampered", "what": str(exc)[:500]})
+            return False
         except testing.MissingEntryPoint as exc:
             frame["status"] = "missing"
             frame["message"] = str(exc)
@@ -255,6 +337,10 @@ class Job:
             frame["last_call"] = scenario.last_call
         frame["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
         output, truncated = self.capture.stop()
-        frame["output"] = prefix + output
+        output = prefix + output
+        if len(output) > self.capture.limit:  # the load's output and the test's, together
+            output, truncated = output[: self.capture.limit], True
+        frame["output"] = output
         frame["output_truncated"] = truncated
         self.send(frame, body)
+        return True

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import struct
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,8 @@ MAX_DEPTH = 32
 MAX_NODES = 200_000
 MAX_STR = 1024 * 1024
 MAX_DIMENSION = 2**40
+MAX_INT_DIGITS = 80  # the encoder sends integers of at most 256 bits (78 digits) as numbers
+MAX_CALLS = 10_000  # entries of one call record (graders.testing.Calls)
 
 # dtypes that may cross the wire; anything else is refused on both sides.
 DTYPES = frozenset(
@@ -86,6 +89,9 @@ class CallsObs:
 
     phase: str
     layers: tuple[int, ...]
+    more: int = 0  # calls past MAX_CALLS, counted but not recorded
+    # A digest of each call's input (graders.harness.records.digest); () when not known.
+    inputs: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -124,9 +130,24 @@ def parse_prefix(prefix: bytes, max_body: int) -> tuple[int, int]:
     return header_len, body_len
 
 
+def _no_constant(name: str) -> Any:
+    # The encoder never writes NaN or Infinity as numbers (they travel as tagged strings).
+    raise WireError(f"header holds the JSON constant {name}")
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise WireError(f"header holds an integer of more than {MAX_INT_DIGITS} digits")
+    return int(text)
+
+
 def unpack_header(data: bytes) -> dict[str, Any]:
     try:
-        header = json.loads(data.decode("utf-8"))
+        header = json.loads(
+            data.decode("utf-8"), parse_constant=_no_constant, parse_int=_bounded_int
+        )
+    except WireError:
+        raise
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise WireError(f"header is not valid JSON: {exc}") from None
     if not isinstance(header, dict):
@@ -134,15 +155,66 @@ def unpack_header(data: bytes) -> dict[str, Any]:
     return header
 
 
-def next_frame(data: bytes, max_body: int) -> tuple[Frame | None, int]:
-    """The first complete frame of ``data`` and its length, or (None, 0)."""
+# A JSON string, escapes included (an unrolled loop: linear, no backtracking).
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+
+
+def count_values(data: bytes) -> int:
+    """An upper bound on the JSON values ``json.loads(data)`` would build, counted without
+    building them: every value but the first of a container follows a comma, and every
+    container opens with a bracket. Strings are cut out first, so text does not count."""
+    bare = _JSON_STRING.sub(b"", data)
+    return bare.count(b",") + bare.count(b"[") + bare.count(b"{") + 1
+
+
+@dataclass
+class Budget:
+    """What one job's result stream may hold, all frames together.
+
+    The server decodes a sandbox's frames as they arrive; without a budget, a stream of
+    small frames or headers full of tiny JSON values (``[[],[],...]``: 2 bytes become a
+    56-byte list) would cost the server many times what it read. Every frame is charged
+    before its header is parsed.
+    """
+
+    max_bytes: int  # prefixes, headers and bodies
+    max_frames: int
+    max_header: int  # one frame's header
+    max_values: int  # JSON values in all headers (see count_values)
+    used_bytes: int = 0
+    frames: int = 0
+    values: int = 0
+
+    def charge(self, header: bytes, body_len: int) -> None:
+        self.frames += 1
+        if self.frames > self.max_frames:
+            raise WireError(f"more than {self.max_frames} frames")
+        if len(header) > self.max_header:
+            raise WireError(f"a header of {len(header)} bytes exceeds {self.max_header}")
+        self.used_bytes += PREFIX_SIZE + len(header) + body_len
+        if self.used_bytes > self.max_bytes:
+            raise WireError(f"more than {self.max_bytes} bytes")
+        self.values += count_values(header)
+        if self.values > self.max_values:
+            raise WireError(f"more than {self.max_values} values in its headers")
+
+
+def next_frame(
+    data: bytes, max_body: int, budget: Budget | None = None
+) -> tuple[Frame | None, int]:
+    """The first complete frame of ``data`` and its length, or (None, 0).
+
+    With a ``budget``, the frame is charged to it before its header is decoded."""
     if len(data) < PREFIX_SIZE:
         return None, 0
     header_len, body_len = parse_prefix(data[:PREFIX_SIZE], max_body)
     end = PREFIX_SIZE + header_len + body_len
     if len(data) < end:
         return None, 0
-    header = unpack_header(data[PREFIX_SIZE : PREFIX_SIZE + header_len])
+    raw = data[PREFIX_SIZE : PREFIX_SIZE + header_len]
+    if budget is not None:
+        budget.charge(raw, body_len)
+    header = unpack_header(raw)
     return Frame(header, data[PREFIX_SIZE + header_len : end]), end
 
 
@@ -238,9 +310,19 @@ class _Decoder:
             )
         if tag == "calls":
             layers = _list(node.get("v"))
-            if not all(isinstance(i, int) and not isinstance(i, bool) for i in layers):
-                raise WireError("calls hold a non-integer")
-            return CallsObs(_str(node.get("phase")), tuple(layers))
+            if len(layers) > MAX_CALLS:
+                raise WireError(f"a call record of more than {MAX_CALLS} entries")
+            if not all(type(i) is int and 0 <= i < 2**31 for i in layers):
+                raise WireError("calls hold something other than a layer index")
+            inputs = _list(node.get("inputs", []))
+            if len(inputs) not in (0, len(layers)) or not all(
+                type(i) is int and 0 <= i < 2**32 for i in inputs
+            ):
+                raise WireError("bad digests of the layers' inputs")
+            more = node.get("more", 0)
+            if type(more) is not int or not 0 <= more < 2**62:
+                raise WireError("bad count of unrecorded calls")
+            return CallsObs(_str(node.get("phase"))[:200], tuple(layers), more, tuple(inputs))
         if tag == "object":
             return ObjectObs(_str(node.get("type")), _str(node.get("repr")))
         raise WireError(f"unknown value tag {tag!r}")

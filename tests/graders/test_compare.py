@@ -51,7 +51,7 @@ def test_calls_example():
     expected = {"calls during recompute": CallsObs("recompute", (2,))}
     got = {"calls during recompute": CallsObs("recompute", (0, 1, 2))}
     assert (
-        compare(expected, got, SUMMARY)
+        compare(expected, got, FULL)
         == "calls during recompute: layers 0, 1, 2 ran; only layer 2 should run"
     )
 
@@ -230,19 +230,34 @@ def test_numpy_scalar_expected_vs_python_float_compares_numerically():
              "x: expected an object of type Foo, got an object of type Bar"),
         case("object-vs-array", arr([1.0]), ObjectObs("ndarray of object", ""),
              "x: expected an array, got an object of type ndarray of object"),
-        # calls
+        # calls: a test that reveals values in full names the expected layers and order
         case("calls-order", calls(0, 1, 2), calls(2, 1, 0),
-             "x: layers ran in the order 2, 1, 0; expected 0, 1, 2"),
+             "x: layers ran in the order 2, 1, 0; expected 0, 1, 2", FULL),
         case("calls-none-should-run", calls(), calls(0, 3),
-             "x: layers 0, 3 ran; no layer should run"),
-        case("calls-one-ran", calls(), calls(1), "x: layer 1 ran; no layer should run"),
-        case("calls-none-ran", calls(0, 1), calls(), "x: no layer ran; layers 0, 1 should run"),
+             "x: layers 0, 3 ran; no layer should run", FULL),
+        case("calls-one-ran", calls(), calls(1), "x: layer 1 ran; no layer should run", FULL),
+        case("calls-none-ran", calls(0, 1), calls(),
+             "x: no layer ran; layers 0, 1 should run", FULL),
         case("calls-other-layers", calls(0, 1), calls(1, 2),
-             "x: layers 1, 2 ran; layers 0, 1 should run"),
+             "x: layers 1, 2 ran; layers 0, 1 should run", FULL),
         case("calls-too-few", calls(0, 1, 2), calls(2),
-             "x: layer 2 ran; layers 0, 1, 2 should run"),
+             "x: layer 2 ran; layers 0, 1, 2 should run", FULL),
         case("calls-repeated", calls(1), calls(1, 1),
-             "x: layers ran in the order 1, 1; expected 1"),
+             "x: layers ran in the order 1, 1; expected 1", FULL),
+        # ... a summary (the hidden tests' default) says what ran and the rule, not the
+        # expected layers or order
+        case("calls-order-summary", calls(0, 1, 2), calls(2, 1, 0),
+             "x: layers ran in the order 2, 1, 0: the right layers, but not in the expected order"),
+        case("calls-too-many-summary", calls(2), calls(0, 1, 2),
+             "x: layers 0, 1, 2 ran: 3 calls where 1 is expected"),
+        case("calls-none-ran-summary", calls(0, 1), calls(),
+             "x: no layer ran: 0 calls where 2 are expected"),
+        case("calls-other-layers-summary", calls(0, 1), calls(1, 2),
+             "x: layers 1, 2 ran: 2 calls, as expected, but not the right layers"),
+        case("calls-none-should-run-summary", calls(), calls(0, 3),
+             "x: layers 0, 3 ran; no layer should run"),
+        case("calls-overflow", calls(1), CallsObs("recompute", (1,) * 5, more=3),
+             "x: layers were called more than 5 times; expected 1 call"),
         case("calls-none", calls(2), calls(0, 1, 2),
              "x: the layers that ran are not the expected ones", NONE),
         case("calls-vs-list", calls(1), [1], "x: expected a record of layer calls, got a list"),

@@ -12,10 +12,12 @@ import numpy as np
 import pytest
 import torch
 
-from graders.harness.encode import Calls, Encoder
+from graders.harness.encode import Encoder
+from graders.harness.records import note_call, start_recording, stop_recording
 from graders.harness.wire import (
     DTYPES,
     MAGIC,
+    MAX_CALLS,
     MAX_DEPTH,
     MAX_HEADER,
     MAX_NODES,
@@ -364,10 +366,41 @@ class TestRoundTrip:
         assert got == {"a": ObjectObs(f"ndarray of {array.dtype.name}", "")}
 
     def test_calls(self):
-        calls = Calls("recompute")
-        calls.layers.extend([2, 0, 2])
-        assert roundtrip({"calls": calls}) == {"calls": CallsObs("recompute", (2, 0, 2))}
-        assert roundtrip(Calls("forward")) == CallsObs("forward", ())
+        calls = start_recording("recompute")
+        for index in (2, 0, 2):
+            note_call(index)
+        stop_recording(calls)
+        note_call(5)  # after the recording ended: not in it
+        got = roundtrip({"calls": calls})["calls"]
+        assert (got.phase, got.layers, got.more) == ("recompute", (2, 0, 2), 0)
+        assert got.inputs == (0, 0, 0)  # no array given: nothing to digest
+        empty = start_recording("forward")
+        stop_recording(empty)
+        assert roundtrip(empty) == CallsObs("forward", ())
+
+    def test_a_call_record_is_bounded_and_counts_what_it_dropped(self):
+        calls = start_recording("loop")
+        for _ in range(MAX_CALLS + 7):
+            note_call(1)
+        stop_recording(calls)
+        assert roundtrip(calls) == CallsObs(
+            "loop", (1,) * MAX_CALLS, more=7, inputs=(0,) * MAX_CALLS
+        )
+
+    def test_a_call_record_holds_a_digest_of_each_input(self):
+        calls = start_recording("recompute")
+        note_call(0, np.arange(3.0))
+        note_call(1, (torch.arange(3.0, dtype=torch.float64),))  # a module hook's arguments
+        note_call(2, np.arange(3.0).astype(np.float32))
+        stop_recording(calls)
+        got = roundtrip(calls)
+        assert got.inputs[0] == got.inputs[1] != 0  # the same values, array or tensor
+        assert got.inputs[2] != got.inputs[0]  # another dtype is another input
+
+    def test_the_decoder_refuses_an_oversized_call_record(self):
+        node = {"t": "calls", "phase": "p", "v": [0] * (MAX_CALLS + 1)}
+        with pytest.raises(WireError, match="call record of more than"):
+            decode_value(node, b"")
 
     @pytest.mark.parametrize(
         ("value", "type_name", "text"),
@@ -487,6 +520,20 @@ class RaisingTensor(torch.Tensor):
         raise RuntimeError("the encoder must not run __torch_function__")
 
 
+class LyingFlagsTensor(torch.Tensor):
+    @property
+    def requires_grad(self):  # type: ignore[override]
+        return True
+
+    @property
+    def grad_fn(self):  # type: ignore[override]
+        return "AddBackward0"
+
+    @property
+    def is_leaf(self):  # type: ignore[override]
+        return False
+
+
 class TestHostileValues:
     def test_ndarray_subclass_is_read_by_its_real_data(self):
         real = np.arange(6.0).reshape(2, 3)
@@ -497,19 +544,24 @@ class TestHostileValues:
         assert got.values.dtype == np.float64
         np.testing.assert_array_equal(got.values, real)
 
-    def test_tensor_subclass_with_raising_torch_function_is_encoded(self):
+    def test_a_tensor_subclass_is_refused_without_running_its_code(self):
         hostile = torch.arange(4.0).reshape(2, 2).as_subclass(RaisingTensor)
         with pytest.raises(RuntimeError):
             hostile + 1  # the subclass really is hostile
         got = roundtrip({"t": hostile})["t"]
+        assert got == ObjectObs(f"{__name__}.RaisingTensor", got.text)
+
+    def test_a_subclass_lying_about_its_autograd_flags_is_not_a_tensor(self):
+        # Forgery: requires_grad, grad_fn and is_leaf as Python properties.
+        liar = torch.zeros(2).as_subclass(LyingFlagsTensor)
+        assert liar.requires_grad is True and liar.grad_fn == "AddBackward0"
+        got = roundtrip({"t": liar})["t"]
+        assert type(got) is ObjectObs
+
+    def test_a_parameter_is_a_tensor_with_its_real_flags(self):
+        got = roundtrip({"p": torch.nn.Parameter(torch.ones(2))})["p"]
         assert type(got) is TensorObs
-        assert (got.dtype, got.requires_grad, got.grad_fn, got.is_leaf) == (
-            "float32",
-            False,
-            None,
-            True,
-        )
-        np.testing.assert_array_equal(got.values, np.arange(4.0).reshape(2, 2))
+        assert (got.requires_grad, got.grad_fn, got.is_leaf) == (True, None, True)
 
     @pytest.mark.parametrize("kind", ["list", "dict"])
     def test_self_reference_is_refused_by_depth(self, kind):
@@ -628,8 +680,8 @@ class TestDecoderLimits:
             (tensor_node(requires_grad=1), "expected a boolean"),
             (tensor_node(is_leaf=None), "expected a boolean"),
             (tensor_node(torch_dtype=3), "expected a string"),
-            ({"t": "calls", "phase": "recompute", "v": [0, True]}, "calls hold a non-integer"),
-            ({"t": "calls", "phase": "recompute", "v": [1.0]}, "calls hold a non-integer"),
+            ({"t": "calls", "phase": "recompute", "v": [0, True]}, "other than a layer index"),
+            ({"t": "calls", "phase": "recompute", "v": [1.0]}, "other than a layer index"),
             ({"t": "calls", "phase": 1, "v": []}, "expected a string"),
             ({"t": "object", "type": None, "repr": ""}, "expected a string"),
             ({"t": "float", "v": "1e999"}, "bad float"),

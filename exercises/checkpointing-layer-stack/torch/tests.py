@@ -22,7 +22,7 @@ def mixed_stack(t, count, width=5):
 
 def forward_and_backward(t, layers, x, segment_size):
     """Call the learner's function, then backpropagate a loss, recording both phases."""
-    with t.recording("forward") as forward_calls:
+    with t.recording("forward") as forward_calls, t.kept_for_backward(layers) as kept:
         output = t.call("forward_with_checkpointing", layers, x, segment_size)
     with t.recording("backward") as backward_calls:
         if isinstance(output, torch.Tensor) and output.requires_grad:
@@ -32,6 +32,10 @@ def forward_and_backward(t, layers, x, segment_size):
         "calls during forward": forward_calls,
         "calls during backward": backward_calls,
         "gradients of layer parameters": t.grads(layers),
+        # A second, independent view of the segments: the activations autograd holds for
+        # backward outside checkpointed regions (only each segment's input, when every
+        # layer runs inside a checkpoint).
+        "bytes autograd keeps for backward outside checkpointed segments": kept,
     }
 
 

@@ -1,0 +1,31 @@
+"""A plain forward whose output hook replays each segment, last first, under no_grad.
+
+No harness object is touched: the layers really run in the order the tests record
+during backward, but nothing is checkpointed, so autograd keeps every activation.
+"""
+
+# forges: checkpointing-layer-stack torch
+# guards: kept-observation
+# expect: status=fail message~="tests passed" test_message~="bytes autograd keeps for backward outside checkpointed segments"
+import torch
+
+
+def forward_with_checkpointing(layers, x, segment_size):
+    inputs = []
+    h = x
+    for layer in layers:
+        inputs.append(h.detach())
+        h = layer(h)
+    starts = list(range(0, len(layers), segment_size))
+
+    def replay(grad):
+        with torch.no_grad():
+            for start in reversed(starts):
+                z = inputs[start]
+                for layer in layers[start : start + segment_size]:
+                    z = layer(z)
+        return grad
+
+    if h.requires_grad:
+        h.register_hook(replay)
+    return h
