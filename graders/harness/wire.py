@@ -218,11 +218,13 @@ def next_frame(
     return Frame(header, data[PREFIX_SIZE + header_len : end]), end
 
 
-def split_frames(data: bytes, max_body: int) -> tuple[list[Frame], bytes]:
+def split_frames(
+    data: bytes, max_body: int, budget: Budget | None = None
+) -> tuple[list[Frame], bytes]:
     """Cut complete frames off the front of ``data``; return them and the rest."""
     frames: list[Frame] = []
     while True:
-        frame, used = next_frame(data, max_body)
+        frame, used = next_frame(data, max_body, budget)
         if frame is None:
             return frames, data
         frames.append(frame)

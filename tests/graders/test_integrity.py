@@ -1,0 +1,214 @@
+"""The harness's guards against cheap forgeries, one by one (graders/harness/integrity.py,
+records.py, the test-case API and Run jobs). The same guards are proven end to end,
+through the service, by tests/security/test_forgeries.py."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import types
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from graders import testing
+from graders.catalog import load_catalog
+from graders.harness import integrity, prewarm, records, runner, wire
+from graders.jobs import compiled_tests
+from graders.settings import ROOT
+
+
+def test_a_frozen_type_refuses_every_assignment():
+    class Harness:
+        def method(self):
+            return "real"
+
+    assert integrity.freeze_type(Harness)
+    for attempt in (
+        lambda: setattr(Harness, "method", lambda self: "fake"),
+        lambda: type.__setattr__(Harness, "method", lambda self: "fake"),
+        lambda: delattr(Harness, "method"),
+        lambda: setattr(Harness, "__getattribute__", lambda self, name: None),
+    ):
+        with pytest.raises(TypeError, match="immutable type"):
+            attempt()
+    assert Harness().method() == "real"
+
+
+def test_an_unfrozen_type_takes_the_assignment():
+    # What the guard prevents, shown on the same kind of class without it.
+    class Harness:
+        def method(self):
+            return "real"
+
+    Harness.method = lambda self: "fake"
+    assert Harness().method() == "fake"
+
+
+def test_the_snapshot_names_what_changed():
+    module = types.ModuleType("harness_like")
+    module.helper = lambda: 1
+    module.DATA = [1]
+    library = types.ModuleType("library_like")
+    library.function = lambda: 2
+    library.setting = 3
+    snapshot = integrity.Snapshot()
+    snapshot.exact("harness_like", vars(module))
+    snapshot.kept("library_like", vars(library))
+    assert snapshot.changed() is None
+    library.setting = 4  # a library's plain data may change
+    library.new_submodule = types.ModuleType("x")  # and it may gain names
+    module.DATA.append(2)  # an object mutated in place is the same object
+    assert snapshot.changed() is None
+    original = library.function
+    library.function = lambda: 5
+    assert snapshot.changed() == "library_like.function was replaced"
+    library.function = original
+    module.extra = 1
+    assert snapshot.changed() == "harness_like.extra was added"
+
+
+def test_the_library_snapshot_sees_patched_numpy_torch_and_builtins(monkeypatch):
+    import builtins
+
+    snapshot = integrity.library_snapshot()
+    assert snapshot.changed() is None
+    for owner, name in [(np, "copy"), (torch.Tensor, "backward"), (builtins, "isinstance")]:
+        with monkeypatch.context() as patch:
+            patch.setattr(owner, name, lambda *a, **k: None)
+            assert snapshot.changed() is not None and name in snapshot.changed()
+        assert snapshot.changed() is None
+
+
+def test_hidden_modules_hides_and_restores():
+    before = sys.modules["graders.testing"]
+    with integrity.hidden_modules("graders", runner.HARNESS_FOLDER):
+        assert "graders.testing" not in sys.modules
+        assert runner.HARNESS_FOLDER not in sys.path
+        # In the sandbox nothing else finds it (the forgery suite shows "No module named
+        # 'graders'"); here the editable install may, but only as a new, unused copy.
+        try:
+            imported = __import__("graders.testing", fromlist=["x"])
+        except ImportError:
+            imported = None
+        assert imported is not before
+    assert sys.modules["graders.testing"] is before
+
+
+def run_job(code: str, tests: str) -> list[wire.Frame]:
+    header = {
+        "type": "job",
+        "code": code,
+        "filename": "solution.py",
+        "entry_points": ["f"],
+        "tests": None,
+        "limits": {"output_bytes": 4096, "result_bytes": 1 << 20},
+    }
+    body = marshal.dumps(compile(tests, runner.TESTS_FILENAME, "exec"))
+    sink = os.memfd_create("frames")
+    with prewarm.restored_process():
+        runner.Job(header, sink, body).run()
+    frames, _ = wire.split_frames(os.pread(sink, 1 << 22, 0), 1 << 22)
+    os.close(sink)
+    return frames
+
+
+TESTS = """
+import numpy as np
+from graders.testing import test
+
+@test("copies the result")
+def copies(t):
+    return {"result": np.copy(t.call("f", np.arange(3.0)))}
+"""
+
+
+def test_learner_code_that_patches_numpy_during_a_call_ends_the_run():
+    code = (
+        "import numpy as np\n"
+        "def f(x):\n"
+        "    np.copy = lambda a: a * 0 + 7\n"  # forge what the test copies next
+        "    return x\n"
+    )
+    original = np.copy
+    try:
+        frames = run_job(code, TESTS)
+    finally:
+        np.copy = original
+    kinds = [f.header["type"] for f in frames]
+    assert "test" not in kinds
+    assert frames[-1].header == {"type": "tampered", "what": "numpy.copy was replaced"}
+
+
+def test_learner_code_cannot_reach_the_live_harness_or_the_tests_by_name():
+    code = (
+        "import sys\n"
+        "def f(x):\n"
+        "    try:\n"
+        "        import graders.testing as T\n"
+        "        T.Scenario.call = None  # patch whatever the import gave\n"
+        "    except ImportError:\n"
+        "        pass\n"
+        "    return 'drill_tests' in sys.modules\n"
+    )
+    tests = TESTS.replace("np.copy(t.call", "(t.call").replace(
+        "return {", "t.call('f', 0)\n    return {"
+    )
+    frames = run_job(code, tests)
+    test_frame = next(f for f in frames if f.header["type"] == "test")
+    # The second call still worked: the live Scenario was not the one patched.
+    assert wire.decode_value(test_frame.header["obs"], test_frame.body) == {"result": False}
+
+
+def test_a_module_hook_called_by_hand_records_nothing():
+    scenario = testing.Scenario({}, [])
+    layers = scenario.counting_modules(nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2)]))
+    with scenario.recording("forward") as calls:
+        layers[1](torch.zeros(1, 2))  # a real forward call
+        for hook in layers[0]._forward_pre_hooks.values():
+            hook(layers[0], (torch.zeros(1, 2),))  # by hand: not a call
+    assert records.read_record(calls)[1] == (1,)
+
+
+def test_a_counting_layer_has_no_uncounted_attribute():
+    scenario = testing.Scenario({}, [])
+    (layer,) = scenario.counting_layers([lambda a: a * 2])
+    assert not any(callable(getattr(layer, name)) for name in vars(layer))
+    assert (layer.index, layer.calls) == (0, 0)
+
+
+def test_kept_for_backward_counts_activations_outside_checkpoints():
+    scenario = testing.Scenario({}, [])
+    layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(4)])
+    x = torch.randn(3, 4, requires_grad=True)
+    with scenario.kept_for_backward(layers) as plain:
+        h = x
+        for layer in layers:
+            h = torch.tanh(layer(h))
+    with scenario.kept_for_backward(layers) as checkpointed:
+        torch.utils.checkpoint.checkpoint(nn.Sequential(*layers), x, use_reentrant=False)
+    # The plain forward keeps every activation; the checkpointed one only its input.
+    assert records.read_kept(checkpointed) == 3 * 4 * 4
+    assert records.read_kept(plain) > 4 * records.read_kept(checkpointed)
+
+
+@pytest.mark.parametrize("slug", ["gradient-checkpointing", "checkpointing-layer-stack"])
+def test_a_run_job_carries_only_the_examples(slug):
+    exercise = load_catalog(ROOT / "exercises").get(slug)
+    for track in exercise.tracks:
+        source = exercise.track(track).tests
+        code = marshal.loads(compiled_tests(source, examples_only=True))
+        namespace: dict = {}
+        testing.REGISTRY.clear()
+        exec(code, namespace)
+        assert testing.REGISTRY and all(spec.example for spec in testing.REGISTRY)
+        hidden = [name for name in namespace if name.startswith(("segments_", "nearest_"))]
+        assert hidden == []
+        full = marshal.loads(compiled_tests(source))
+        testing.REGISTRY.clear()
+        exec(full, {})
+        assert any(not spec.example for spec in testing.REGISTRY)
+        testing.REGISTRY.clear()
