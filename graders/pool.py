@@ -29,6 +29,13 @@ from graders.sandbox import WORKER_ENV, JobLimits
 log = logging.getLogger("drill.pool")
 
 CONTROL_MAX_BODY = 0  # control messages never carry a body
+# A result stream holds one frame per test plus "loaded", "code_loaded", "done" and at
+# most one error frame; MAX_TESTS applies when a job runs every test of a track.
+FRAMES_BESIDES_TESTS = 4
+MAX_TESTS = 1000
+# JSON values in all the headers of one result together (wire.count_values); bounds what
+# decoding them costs the server (docs/security.md, "Bounded results").
+MAX_RESULT_VALUES = 500_000
 KILL_GRACE = 3.0  # seconds a worker gets to report a killed child
 WATCH_INTERVAL = 0.5  # how often idle workers are checked for death
 
@@ -64,6 +71,8 @@ class WorkerProcess:
         self.busy = False  # running a job for the pool
         self.retired = False  # taken out of the pool; a replacement was started
         self._owes_exit = False
+        self.tainted: str | None = None  # why the worker reported itself tainted
+        self._stderr_thread: threading.Thread | None = None
 
     # --- life cycle ---
 
@@ -71,7 +80,8 @@ class WorkerProcess:
         # bubblewrap's --die-with-parent follows the *thread* that started it, so every
         # worker is launched from the pool's one long-lived launcher thread.
         launcher.submit(self._launch).result()
-        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._stderr_thread.start()
         ready, _ = self._receive(time.monotonic() + timeout)
         if ready.header.get("type") != "ready":
             raise WorkerLost(f"{self.name}: expected 'ready', got {ready.header.get('type')!r}")
@@ -119,7 +129,12 @@ class WorkerProcess:
         return self.alive and self.proc is not None and self.proc.poll() is None
 
     def describe_death(self) -> str:
+        if self.tainted is not None:
+            return f"{self.name} reported itself tainted: {self.tainted}"
         code = self.proc.poll() if self.proc else None
+        if code is not None and self._stderr_thread is not None:
+            # Its last words (a worker that found itself tainted says why on stderr too).
+            self._stderr_thread.join(timeout=1.0)
         tail = " | ".join(self._stderr_tail[-3:])
         return f"{self.name} exited with {code}" + (f": {tail}" if tail else "")
 
@@ -166,6 +181,13 @@ class WorkerProcess:
         except WorkerLost:
             self.alive = False
             raise
+        if spare.header.get("type") == "tainted":
+            # Something changed the worker's limits or scheduling, which every child would
+            # inherit (worker.check_untainted): it exits; the job goes to another worker.
+            reason = spare.header.get("reason")
+            self.tainted = reason[:2000] if isinstance(reason, str) else "no reason given"
+            self.alive = False
+            raise WorkerLost(self.describe_death())
         if spare.header.get("type") != "spare" or len(fds) != 2:
             for fd in fds:
                 _close(fd)
@@ -221,6 +243,14 @@ class _Exchange:
         self.expected = len(tests) if isinstance(tests, list) else None
         self.outcome = JobOutcome()
         self.received = b""
+        self.bytes_in = 0  # everything read from the result pipe, frames and all
+        # Everything a child sends is charged before it is decoded (see wire.Budget).
+        self.budget = wire.Budget(
+            max_bytes=limits.result_bytes,
+            max_frames=(self.expected or MAX_TESTS) + FRAMES_BESIDES_TESTS,
+            max_header=limits.result_header_bytes,
+            max_values=MAX_RESULT_VALUES,
+        )
         self.tests_seen = 0
         self.complete = False
         self.eof = False
@@ -270,6 +300,12 @@ class _Exchange:
                     break
                 self.exit_frame = frame
         if self.complete and self.exit_frame is None:
+            # The result is complete: the child has nothing left to do. One that lingers
+            # (a thread, a patched os._exit) must not hold the worker, so the next job
+            # would wait KILL_GRACE for its exit report. The kill names this child; if it
+            # already ended, the worker ignores the request.
+            with contextlib.suppress(OSError):  # a dead worker shows up at the next job
+                worker._send({"type": "kill", "pid": self.child})
             worker._owes_exit = True
         outcome.elapsed = time.monotonic() - self.started
         if self.exit_frame is not None:
@@ -296,14 +332,15 @@ class _Exchange:
         if self.outcome.malformed or self.outcome.killed_for == "result_size":
             return  # keep draining so the child is not blocked, but ignore the rest
         self.received += chunk
-        total = sum(len(f.body) for f in self.outcome.frames) + len(self.received)
-        if total > self.limits.result_bytes:
+        self.bytes_in += len(chunk)
+        if self.bytes_in > self.limits.result_bytes:
             self.outcome.killed_for = "result_size"
             self.worker._send({"type": "kill", "pid": self.child})
+            self.received = b""
             return
         try:
             while True:
-                frame, used = wire.next_frame(self.received, self.limits.result_bytes)
+                frame, used = wire.next_frame(self.received, self.limits.result_bytes, self.budget)
                 if frame is None:
                     break
                 self.received = self.received[used:]
@@ -315,6 +352,8 @@ class _Exchange:
         except wire.WireError as exc:
             self.outcome.malformed = str(exc)
             self.received = b""
+            # Nothing more it sends will be read: stop it now rather than at the time limit.
+            self.worker._send({"type": "kill", "pid": self.child})
 
 
 def _close(fd: int) -> None:

@@ -3,9 +3,12 @@
 It closes what the namespaces leave open or what the ``process`` fallback lacks: no new
 processes (threads are allowed), no ``exec``, no signals to other processes, no sockets
 but Unix ones, no tracing or reading other processes' memory, no new namespaces or
-mounts, no System V IPC or POSIX message queues. A refused call fails with ``EPERM``
-(``ENOSYS`` for ``clone3`` so that glibc falls back to ``clone``, whose flags a classic
-filter can inspect).
+mounts, no System V IPC or POSIX message queues, and no call that names another process
+(its resource limits, priority, CPU affinity, scheduling, I/O priority, memory policy or
+process group; ``_PID_ARGS``): the child runs as the same user as its warm worker, so
+the kernel would let it change the worker, and every later child would inherit that. A
+refused call fails with ``EPERM`` (``ENOSYS`` for ``clone3`` so that glibc falls back to
+``clone``, whose flags a classic filter can inspect).
 """
 
 from __future__ import annotations
@@ -29,10 +32,19 @@ _JEQ_K = 0x15
 _JSET_K = 0x45
 _RET_K = 0x06
 
-# seccomp_data offsets
+# seccomp_data offsets; each argument is 64 bits, its low half first (little-endian)
 _NR = 0
 _ARCH = 4
 _ARG0 = 16
+
+
+def _arg_low(n: int) -> int:
+    return _ARG0 + 8 * n
+
+
+def _arg_high(n: int) -> int:
+    return _ARG0 + 8 * n + 4
+
 
 # x86-64 syscall numbers
 _DENY = {
@@ -91,6 +103,33 @@ _DENY = {
     "mq_timedreceive": 243,
     "mq_notify": 244,
     "mq_getsetattr": 245,
+    # Both take a pidfd (and pidfd_open is refused): act on another process's memory.
+    "process_madvise": 440,
+    "process_mrelease": 448,
+}
+
+# Calls that name another process. Only 0 (the caller) or the child's own pid may be
+# named; the argument must equal one of them in all 64 bits (the kernel keeps the low 32
+# bits of a pid, so a high half must not smuggle one in). For ``setpriority`` and
+# ``ioprio_set`` the first argument says what ``who`` is: only a process, never a
+# process group or every process of a user. A thread of the child has its own id, which
+# is refused too: harmless, since nothing in a job needs to name its threads.
+#   name: (number, {argument: required value}, arguments holding a pid)
+_PRIO_PROCESS = 0
+_IOPRIO_WHO_PROCESS = 1
+_PID_ARGS: dict[str, tuple[int, dict[int, int], tuple[int, ...]]] = {
+    "prlimit64": (302, {}, (0,)),
+    "setpriority": (141, {0: _PRIO_PROCESS}, (1,)),
+    "ioprio_set": (251, {0: _IOPRIO_WHO_PROCESS}, (1,)),
+    "sched_setparam": (142, {}, (0,)),
+    "sched_setscheduler": (144, {}, (0,)),
+    "sched_setaffinity": (203, {}, (0,)),
+    "sched_setattr": (314, {}, (0,)),
+    "migrate_pages": (256, {}, (0,)),
+    "move_pages": (279, {}, (0,)),
+    "get_robust_list": (274, {}, (0,)),
+    "kcmp": (312, {}, (0, 1)),
+    "setpgid": (109, {}, (0, 1)),  # (pid, pgid): no joining the worker's process group
 }
 _CLONE = 56
 _CLONE3 = 435
@@ -107,7 +146,36 @@ def _ins(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("<HBBI", code, jt, jf, k & 0xFFFFFFFF)
 
 
-def build_filter(own_pid: int) -> bytes:
+def _pid_rule(nr: int, fixed: dict[int, int], pids: tuple[int, ...], own_pid: int) -> list[bytes]:
+    """Allow ``nr`` only with each ``fixed`` argument as required and each ``pids``
+    argument 0 or ``own_pid``, else EPERM; any other call skips the whole rule."""
+    checks: list[tuple[int, tuple[int, ...]]] = [(arg, (value,)) for arg, value in fixed.items()]
+    checks += [(arg, (0, own_pid)) for arg in pids]
+    # (code, jt, jf, k), where a jump may name "deny": the EPERM at the end of the rule.
+    body: list[tuple[int, int | str, int | str, int]] = []
+    for arg, allowed in checks:
+        body += [(_LD_W_ABS, 0, 0, _arg_high(arg)), (_JEQ_K, 0, "deny", 0)]
+        body.append((_LD_W_ABS, 0, 0, _arg_low(arg)))
+        for i, value in enumerate(allowed):
+            rest = len(allowed) - 1 - i  # a match skips the comparisons left
+            body.append((_JEQ_K, rest, "deny" if rest == 0 else 0, value))
+    body.append((_RET_K, 0, 0, _RET_ALLOW))
+    deny = len(body)
+    body.append((_RET_K, 0, 0, _RET_ERRNO | errno.EPERM))
+
+    def offset(jump: int | str, at: int) -> int:
+        return deny - at - 1 if jump == "deny" else int(jump)
+
+    rule = [_ins(_JEQ_K, 0, len(body), nr)]
+    for at, (code, jt, jf, k) in enumerate(body):
+        rule.append(_ins(code, offset(jt, at), offset(jf, at), k))
+    return rule
+
+
+def build_filter(own_pid: int, guard_pids: bool = True) -> bytes:
+    """The filter program for the process ``own_pid``. ``guard_pids=False`` leaves out the
+    rules on calls that name another process (``_PID_ARGS``): only for the tests that
+    prove those rules are what stops a job from changing its worker."""
     eperm = _RET_ERRNO | errno.EPERM
     prog = [
         _ins(_LD_W_ABS, 0, 0, _ARCH),
@@ -134,6 +202,9 @@ def build_filter(own_pid: int) -> bytes:
     prog += arg0_rule(_KILL, _ins(_JEQ_K, 0, 1, own_pid))
     prog += arg0_rule(_TGKILL, _ins(_JEQ_K, 0, 1, own_pid))
     prog += arg0_rule(_SOCKET, _ins(_JEQ_K, 0, 1, _AF_UNIX))
+    if guard_pids:
+        for nr, fixed, pids in _PID_ARGS.values():
+            prog += _pid_rule(nr, fixed, pids, own_pid)
     prog.append(_ins(_RET_K, 0, 0, _RET_ALLOW))
     return b"".join(prog)
 
@@ -145,10 +216,10 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def install() -> None:
+def install(guard_pids: bool = True) -> None:
     """Apply the filter to the calling process (and its threads to come)."""
     libc = _LIBC
-    program = build_filter(os.getpid())
+    program = build_filter(os.getpid(), guard_pids)
     buf = ctypes.create_string_buffer(program)
 
     fprog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))

@@ -11,6 +11,11 @@ fallback) with one end of a Unix socket as its *control* channel. The protocol:
 3. The server writes the job, reads result frames until EOF, and may send ``kill``.
 4. When the child ends, the worker reaps it, kills anything it left behind, reports
    ``exit`` with its status and resource use, and forks the next spare child.
+5. Before each fork it checks that its own state (every resource limit, nice value, CPU
+   affinity, scheduling policy, I/O priority) is what it was when it became ready: a
+   child inherits all of it, and another process of the same user could change it. If
+   anything changed, it reports ``tainted`` with the reason and exits; the server
+   replaces it, and the job meant for it goes to another worker.
 
 The child closes the control socket before it reads the job, so learner code can
 reach neither the server's control channel nor the worker's state.
@@ -29,13 +34,78 @@ import socket
 import sys
 from typing import Any
 
-from graders.harness import prewarm, runner, wire
+from graders.harness import integrity, prewarm, runner, wire
 
 MAX_JOB = 4 * 1024 * 1024
 MAX_FDS = 64
 PREWARM_LIMITS = {"output_bytes": 4096, "result_bytes": 1 << 20}
 # Built once in the warm worker (main); run by each spare child while it waits.
 PREWARM: tuple[dict[str, Any], bytes] | None = None
+# The worker's own state when it became ready (process_state): checked before each fork,
+# and the values a child resets the limits its job does not set itself to.
+BASELINE: dict[str, Any] | None = None
+TAINTED_EXIT = 75  # the worker's exit status after it reported itself tainted
+
+# Every resource limit getrlimit can read, by one name each (RLIMIT_OFILE is NOFILE).
+RLIMITS: dict[str, int] = {}
+for _name in sorted(n for n in dir(resource) if n.startswith("RLIMIT_")):
+    if getattr(resource, _name) not in RLIMITS.values():
+        RLIMITS[_name] = getattr(resource, _name)
+_IOPRIO_GET, _IOPRIO_WHO_PROCESS, _IOPRIO_CLASS_SHIFT = 252, 1, 13
+_IOPRIO_CLASS_NONE, _IOPRIO_CLASS_BE = 0, 2
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def _ioprio(nice: int) -> str:
+    """This process's I/O priority as "class C level L". Class "none" means "derived from
+    the nice value" (best effort, level (nice + 20) / 5), which is what it is made into
+    here, so that the kernel filling in the default later does not read as a change."""
+    raw = _LIBC.syscall(_IOPRIO_GET, _IOPRIO_WHO_PROCESS, 0)
+    if raw < 0:
+        return "unknown"
+    cls, level = raw >> _IOPRIO_CLASS_SHIFT, raw & ((1 << _IOPRIO_CLASS_SHIFT) - 1)
+    if cls == _IOPRIO_CLASS_NONE:
+        cls, level = _IOPRIO_CLASS_BE, (nice + 20) // 5
+    return f"class {cls} level {level}"
+
+
+def process_state() -> dict[str, Any]:
+    """What every child inherits from this process and another process of the same user
+    could change from outside: resource limits, nice value, CPU affinity, scheduling
+    policy and priority, I/O priority. About 20 system calls: 10-16 µs measured."""
+    state: dict[str, Any] = {name: resource.getrlimit(which) for name, which in RLIMITS.items()}
+    nice = os.getpriority(os.PRIO_PROCESS, 0)
+    state["nice"] = nice
+    state["affinity"] = os.sched_getaffinity(0)
+    state["scheduler"] = os.sched_getscheduler(0)
+    state["sched_priority"] = os.sched_getparam(0).sched_priority
+    state["ioprio"] = _ioprio(nice)
+    return state
+
+
+def _show(value: Any) -> str:
+    """A limit as "(soft, hard)" with "unlimited"; a CPU set sorted; anything else as is."""
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(str(v) for v in sorted(value)) + "}"
+    if isinstance(value, tuple):
+        return (
+            "("
+            + ", ".join("unlimited" if v == resource.RLIM_INFINITY else str(v) for v in value)
+            + ")"
+        )
+    return repr(value)
+
+
+def state_changes(baseline: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """One line per difference, e.g. "RLIMIT_FSIZE changed from (unlimited, unlimited) to
+    (0, 0)"; empty when nothing changed."""
+    if now == baseline:
+        return []
+    return [
+        f"{key} changed from {_show(value)} to {_show(now.get(key))}"
+        for key, value in baseline.items()
+        if now.get(key) != value
+    ]
 
 
 def _prctl(option: int, arg: int) -> None:
@@ -102,6 +172,7 @@ class Worker:
     def __init__(self, ctrl: socket.socket, sandboxed: bool) -> None:
         self.ctrl = ctrl
         self.sandboxed = sandboxed
+        self.baseline: dict[str, Any] | None = None
 
     def send(self, header: dict[str, Any], fds: list[int] | None = None) -> None:
         data = wire.pack(header)
@@ -112,6 +183,7 @@ class Worker:
 
     def serve(self) -> None:
         while True:
+            self.check_untainted()
             job_r, job_w = os.pipe()
             res_r, res_w = os.pipe()
             pid = os.fork()
@@ -139,6 +211,22 @@ class Worker:
                     "maxrss_kb": usage.ru_maxrss,
                 }
             )
+
+    def check_untainted(self) -> None:
+        """Before a fork: if anything a child would inherit differs from the baseline (a
+        job, or anyone, changed it from outside), report it and exit, so that no later
+        job runs with it. The server replaces this worker."""
+        if self.baseline is None:
+            return
+        changes = state_changes(self.baseline, process_state())
+        if not changes:
+            return
+        reason = "; ".join(changes)[:2000]
+        with contextlib.suppress(OSError):
+            print(f"drill worker tainted: {reason}", file=sys.stderr, flush=True)
+        with contextlib.suppress(OSError):
+            self.send({"type": "tainted", "reason": reason})
+        os._exit(TAINTED_EXIT)
 
     def wait(self, pid: int) -> bool:
         """Wait for the child to end; kill it if the server asks. True if killed."""
@@ -252,23 +340,49 @@ def lock_down(keep: tuple[int, ...]) -> None:  # pragma: no cover - in the child
         seccomp.install()
 
 
+def _setrlimit(name: str, value: tuple[int, int]) -> None:
+    """setrlimit, failing with a message that names the limit: a child cannot raise a hard
+    limit, so one lowered in the worker from outside must stop the job, never go unseen."""
+    which = RLIMITS[name]
+    try:
+        resource.setrlimit(which, value)
+    except (ValueError, OSError) as exc:
+        raise RuntimeError(
+            f"cannot set {name} to {_show(value)}: the worker's limit is "
+            f"{_show(resource.getrlimit(which))} ({exc})"
+        ) from None
+
+
 def limit(limits: dict[str, Any]) -> None:  # pragma: no cover - in the child
-    """Apply the job's resource limits."""
+    """Apply the job's resource limits. Every limit is set explicitly, so none that the
+    child inherited decides a verdict: the job's own ones below, every other one back to
+    the worker's value at start-up (BASELINE)."""
     # CPU: the job's allowance on top of what the warm-up already used.
     used = resource.getrusage(resource.RUSAGE_SELF)
     cpu = int(limits["cpu_seconds"]) + round(used.ru_utime + used.ru_stime)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     # Address space: what the warm worker already maps plus the learner's allowance.
     memory = _vm_size() + int(limits["memory_bytes"])
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     # Caps raw writes to the output capture (and any file, though none is writable).
     fsize = int(limits["raw_output_bytes"])
-    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
-    # Few descriptors: memfds and pipes hold memory that RLIMIT_AS does not count (each
-    # memfd is capped by RLIMIT_FSIZE, so this bounds the total; memory_memfd_bomb.py).
-    resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_FDS, MAX_FDS))
+    own = {
+        "RLIMIT_CPU": (cpu, cpu + 1),
+        "RLIMIT_AS": (memory, memory),
+        # Private writable memory is part of the address space: never the tighter limit.
+        "RLIMIT_DATA": (memory, memory),
+        "RLIMIT_FSIZE": (fsize, fsize),
+        "RLIMIT_CORE": (0, 0),
+        "RLIMIT_NPROC": (limits["processes"], limits["processes"]),
+        # Few descriptors: memfds and pipes hold memory that RLIMIT_AS does not count
+        # (each memfd is capped by RLIMIT_FSIZE, so this bounds the total;
+        # memory_memfd_bomb.py).
+        "RLIMIT_NOFILE": (MAX_FDS, MAX_FDS),
+    }
+    if BASELINE is not None:  # the stack, locked memory, RSS, queues, nice, ...
+        for name in RLIMITS:
+            if name not in own:
+                _setrlimit(name, BASELINE[name])
+    for name, value in own.items():
+        _setrlimit(name, value)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the cap fails, not kills
 
 
@@ -280,6 +394,10 @@ def main(argv: list[str]) -> None:
     ctrl = socket.socket(fileno=ctrl_fd)
     worker = Worker(ctrl, sandboxed=backend == "bwrap")
     versions = warm_up()
+    # Before any job: the harness's classes become immutable, and the library functions
+    # the tests rely on are noted, to be checked in every job (graders.harness.integrity).
+    runner.freeze_harness()
+    runner.LIBRARIES = integrity.library_snapshot()
     # Move everything imported so far out of the collector's reach: a child's garbage
     # collections then neither walk nor touch (and copy) the inherited heap.
     gc.collect()
@@ -288,5 +406,8 @@ def main(argv: list[str]) -> None:
     global PREWARM
     PREWARM = prewarm.prepare(PREWARM_LIMITS)
     versions["huge_pages_mib"] = str(collapse_heap() // 2**20)
+    # What every child inherits, as it is before any job ran (Worker.check_untainted).
+    global BASELINE
+    BASELINE = worker.baseline = process_state()
     worker.send({"type": "ready", "pid": os.getpid(), "versions": versions})
     worker.serve()
