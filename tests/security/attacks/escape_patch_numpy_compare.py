@@ -1,5 +1,5 @@
 """Monkeypatches NumPy's comparison functions to always agree, then returns a wrong answer."""
-# expect: status=fail test_message~="^result: values differ"
+# expect: status=error message~="changed the grader.s own code or a library function"
 import numpy as np
 import numpy.testing
 
