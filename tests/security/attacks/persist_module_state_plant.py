@@ -24,14 +24,19 @@ def plant():
         return TOKEN
 
     evil.drill_token = TOKEN
+    # Replacing these would end the run (the integrity check, escape_patch_numpy_compare.py);
+    # tagging the objects themselves leaves state a shared interpreter would carry over.
     for name in ("multiply", "add", "allclose", "array_equal", "asarray"):
-        setattr(np, name, evil)
-        planted.append(f"np.{name}")
+        try:
+            setattr(getattr(np, name), "drill_token", TOKEN)
+            planted.append(f"np.{name}")
+        except (AttributeError, TypeError):
+            pass
     try:
         np.ndarray.__mul__ = evil
     except TypeError:
         pass
-    builtins.help = evil
+    builtins.help.drill_token = TOKEN
     builtins.drill_token = TOKEN
     planted.append("builtins")
     module = types.ModuleType(f"drill_planted_{TOKEN}")
