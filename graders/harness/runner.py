@@ -41,8 +41,6 @@ PRELOADED: frozenset[str] = frozenset()
 HARNESS_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(testing.__file__)))
 # The numpy, torch and builtins part of the integrity snapshot, built once per worker.
 LIBRARIES: integrity.Snapshot | None = None
-# Compared whole in every job: the harness's own modules.
-HARNESS_MODULES = ("testing", "encode", "records", "wire", "integrity", "runner")
 
 
 def snapshot_modules() -> None:
@@ -199,16 +197,7 @@ def job_snapshot(tests: types.ModuleType) -> integrity.Snapshot:
     if LIBRARIES is None:
         LIBRARIES = integrity.library_snapshot()
     snapshot = integrity.Snapshot()
-    modules = {
-        "testing": testing,
-        "encode": encode,
-        "records": records,
-        "wire": wire,
-        "integrity": integrity,
-        "runner": sys.modules[__name__],
-    }
-    for name in HARNESS_MODULES:
-        module = modules[name]
+    for module in (testing, encode, records, wire, integrity, sys.modules[__name__]):
         snapshot.exact(module.__name__, vars(module))
     snapshot.exact("the tests module", vars(tests))
     return snapshot
