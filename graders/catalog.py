@@ -9,6 +9,8 @@ A package is a folder ``exercises/<slug>/``::
     <track>/solution.py  the reference solution
     <track>/tests.py     the test cases (see graders.testing)
     <track>/wrong/*.py   known-wrong solutions, each opening with a one-line docstring
+    <track>/alternatives/*.py  known-correct solutions in other styles than the
+                         reference, each opening with a docstring naming its style
 
 Loading rejects a malformed package with :class:`CatalogError` naming the file and field.
 """
@@ -62,9 +64,12 @@ class ExerciseMeta(BaseModel):
 
 
 @dataclass(frozen=True)
-class WrongSolution:
+class KnownSolution:
+    """A solution whose verdict is known: wrong (``about`` names its bug) or a correct
+    alternative to the reference (``about`` names its style)."""
+
     path: Path
-    bug: str  # the first line of its docstring
+    about: str  # the first line of its docstring
     code: str
 
 
@@ -75,12 +80,15 @@ class Track:
     starter: str
     solution: str
     tests: str
-    wrong: tuple[WrongSolution, ...]
+    wrong: tuple[KnownSolution, ...]
     folder: Path
     # Hash of exactly what a reference run uses (solution, tests, entry points), taken
     # from the text read here: the package's ``version`` is hashed from the files after
     # they were read, so an edit in between (a live reload) could pair old tests with it.
     fingerprint: str = ""
+    alternatives: tuple[KnownSolution, ...] = ()
+    # Each entry point's parameter names in the reference, to show a failing call.
+    parameters: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -210,19 +218,43 @@ def _load_track(folder: Path, name: str, entry_points: tuple[str, ...]) -> Track
         raise CatalogError(
             str(folder / "solution.py"), f"entry point {', '.join(missing)} is not defined"
         )
-    wrong = []
-    for path in sorted((folder / "wrong").glob("*.py")):
+    wrong = _known(
+        folder / "wrong", "a known-wrong solution must open with a docstring naming its bug"
+    )
+    alternatives = _known(
+        folder / "alternatives",
+        "a known-correct alternative must open with a docstring naming its style",
+    )
+    fingerprint = hashlib.sha256("\0".join((solution, tests, *entry_points)).encode())
+    return Track(
+        name,
+        entry_points,
+        starter,
+        solution,
+        tests,
+        wrong,
+        folder,
+        fingerprint.hexdigest(),
+        alternatives,
+        _parameters(solution),
+    )
+
+
+def _parameters(code: str) -> dict[str, tuple[str, ...]]:
+    functions = [n for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)]
+    return {f.name: tuple(a.arg for a in f.args.posonlyargs + f.args.args) for f in functions}
+
+
+def _known(folder: Path, missing_docstring: str) -> tuple[KnownSolution, ...]:
+    """The solutions in ``folder`` (``wrong/`` or ``alternatives/``), sorted by name."""
+    known = []
+    for path in sorted(folder.glob("*.py")):
         code = _python(path)
         doc = ast.get_docstring(ast.parse(code))
         if not doc or not doc.strip():
-            raise CatalogError(
-                str(path), "a known-wrong solution must open with a docstring naming its bug"
-            )
-        wrong.append(WrongSolution(path, doc.strip().splitlines()[0], code))
-    fingerprint = hashlib.sha256("\0".join((solution, tests, *entry_points)).encode())
-    return Track(
-        name, entry_points, starter, solution, tests, tuple(wrong), folder, fingerprint.hexdigest()
-    )
+            raise CatalogError(str(path), missing_docstring)
+        known.append(KnownSolution(path, doc.strip().splitlines()[0], code))
+    return tuple(known)
 
 
 def _top_level_functions(code: str) -> set[str]:

@@ -109,7 +109,7 @@ def format_result(result: GradeResult, warning: str | None = None) -> str:
     for test in result.tests:
         line = f"  {SYMBOLS[test.status]:5} {test.name} ({test.duration_ms:.1f} ms)"
         if test.message:
-            line += f"\n        {test.message}"
+            line += "".join(f"\n        {text}" for text in test.message.splitlines())
         lines.append(line)
     if result.tests:
         lines.append(f"{result.passed}/{result.total} tests passed in {result.duration_ms:.0f} ms")
@@ -137,6 +137,11 @@ def _validate(args: argparse.Namespace) -> int:
             )
             for name, tests in r.caught.items():
                 print(f"       wrong/{name} caught by: {', '.join(tests) or 'NOTHING'}")
+            if r.alternatives:
+                print(
+                    f"       {_count(len(r.alternatives), 'correct alternative')} pass every "
+                    f"test: {', '.join(r.alternatives)}"
+                )
             for test, wrongs in r.catches.items():
                 print(f"       test {test!r} catches {len(wrongs)}: {', '.join(wrongs) or '-'}")
             for w in r.warnings:

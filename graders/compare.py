@@ -11,6 +11,7 @@ the first difference as a message that names the observation, the rule, what was
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -40,6 +41,23 @@ class Tolerance:
 def compare(expected: Any, got: Any, tol: Tolerance, path: str = "") -> str | None:
     """None when ``got`` matches ``expected``; otherwise the first difference."""
     return _Comparer(tol).value(expected, got, path)
+
+
+def differences(expected: Any, got: Any, tol: Tolerance) -> list[tuple[str | None, str]]:
+    """Every observation of a test that differs, as (observation name, message), the
+    call records first: which layers ran explains a wrong value, rarely the reverse."""
+    comparer = _Comparer(tol)
+    if not (isinstance(expected, dict) and isinstance(got, dict) and set(expected) == set(got)):
+        problem = comparer.value(expected, got, "")
+        return [(None, problem)] if problem else []
+    keys = sorted(expected, key=lambda k: not isinstance(expected[k], CallsObs))
+    found = []
+    for key in keys:
+        path = key if isinstance(key, str) else f"[{key!r}]"
+        problem = comparer.value(expected[key], got[key], path)
+        if problem:
+            found.append((key if isinstance(key, str) else None, problem))
+    return found
 
 
 class _Comparer:
@@ -88,7 +106,7 @@ class _Comparer:
                 return f"{where}: keys differ — expected {exp_keys}, got {got_keys}"
             return f"{where}: keys differ — got {got_keys}"
         for key in exp:
-            inner = key if not path and isinstance(key, str) else f"{path}[{key!r}]"
+            inner = key if not path and isinstance(key, str) else _index(path, key)
             problem = self.value(exp[key], got[key], inner)
             if problem:
                 return problem
@@ -253,6 +271,20 @@ class _Comparer:
         if self.summary:
             return f"{path}: {rule} — got {_clip(got)}"
         return f"{path}: {rule}"
+
+
+# An observation named "saved after the output was changed in place" reads best with the
+# key beside the name it indexes: "saved[-1] after the output was changed in place".
+_NAMED_INDEX = re.compile(
+    r"^([A-Za-z_]\w*(?:\[[^\]]*\])*)( (?:after|before|with|when|during|from|for|of|in|on) .*)$"
+)
+
+
+def _index(path: str, key: Any) -> str:
+    match = _NAMED_INDEX.match(path)
+    if match:
+        return f"{match.group(1)}[{key!r}]{match.group(2)}"
+    return f"{path}[{key!r}]"
 
 
 def kind_of(v: Any) -> str:

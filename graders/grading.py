@@ -326,7 +326,9 @@ class Grader:
         reference = self.reference(exercise, track)
         names = reference.names(example=mode == "run")
         limits = self.limits(exercise)
-        ctx = verdicts.Context(slug, track, mode, names, reference, limits)
+        ctx = verdicts.Context(
+            slug, track, mode, names, reference, limits, exercise.track(track).parameters
+        )
         try:
             compile(code, "solution.py", "exec", dont_inherit=True)
         except SyntaxError as exc:

@@ -29,9 +29,8 @@ This module runs inside the sandbox; it must stay free of server code.
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -52,17 +51,6 @@ except ImportError:  # pragma: no cover - torch is a runtime dependency
 
 __all__ = ["Calls", "Kept", "MissingEntryPoint", "Scenario", "TestSpec", "test"]
 
-
-def _nested_code(code: Any) -> frozenset[Any]:
-    """A code object and every function's code defined inside it."""
-    inner = [c for c in code.co_consts if hasattr(c, "co_consts")]
-    return frozenset([code]).union(*(_nested_code(c) for c in inner))
-
-
-# The frames that call a module's forward hooks (``Module._call_impl`` and the functions
-# inside it): a hook called any other way (by hand, from the module's hook table) is not
-# a forward call and records nothing.
-_CALL_IMPL = _nested_code(torch.nn.Module._call_impl.__code__) if torch is not None else None
 
 Reveal = Literal["full", "summary", "none"]
 
@@ -88,7 +76,8 @@ class TestSpec:
     reveal:
         How much of the expected value a failure message may show: ``"full"`` (values),
         ``"summary"`` (shapes, dtypes, keys, flags, but no values) or ``"none"`` (only
-        which rule failed). Examples default to ``"full"``, hidden tests to ``"summary"``.
+        which rule failed). The default is ``"full"``, as an online judge shows its first
+        failing case; hide expected values where showing them would give the answer away.
     """
 
     name: str
@@ -98,7 +87,7 @@ class TestSpec:
     rtol: float = 1e-5
     atol: float = 1e-8
     exact_dtype: bool = False
-    reveal: Reveal = "summary"
+    reveal: Reveal = "full"
 
     def options(self) -> dict[str, Any]:
         return {
@@ -123,7 +112,7 @@ def test(
     rtol: float = 1e-5,
     atol: float = 1e-8,
     exact_dtype: bool = False,
-    reveal: Reveal | None = None,
+    reveal: Reveal = "full",
 ) -> Callable[[Callable[[Scenario], dict[str, Any]]], Callable[[Scenario], dict[str, Any]]]:
     """Register a scenario as a test case (see :class:`TestSpec` for the options).
 
@@ -143,7 +132,7 @@ def test(
             rtol=rtol,
             atol=atol,
             exact_dtype=exact_dtype,
-            reveal=reveal or ("full" if example else "summary"),
+            reveal=reveal,
         )
         REGISTRY.append(spec)
         return fn
@@ -175,12 +164,18 @@ def _counting_layer(fn: Callable[[Any], Any], index: int) -> Callable[[Any], Any
     return layer
 
 
-def _module_hook(index: int) -> Callable[[Any, Any], None]:
-    def hook(_module: Any, args: Any) -> None:
-        if sys._getframe(1).f_code in _CALL_IMPL:
-            note_call(index, args)
+def _counting_forward(module: Any, index: int) -> Callable[..., Any]:
+    """The module's own forward, reporting each call: installed as the module's
+    ``forward`` attribute, it counts ``layer(h)`` (``Module.__call__`` looks ``forward``
+    up on the instance), ``layer.forward(h)`` and ``checkpoint(layer, h)`` alike, and a
+    call that is counted always runs the forward."""
+    forward = module.forward
 
-    return hook
+    def counted_forward(*args: Any, **kwargs: Any) -> Any:
+        note_call(index, args)
+        return forward(*args, **kwargs)
+
+    return counted_forward
 
 
 def _identity(value: Any) -> Any:
@@ -197,6 +192,12 @@ class Scenario:
     last_call: str | None = None
     # Called after every call of learner code (graders.harness.integrity).
     after_call: Callable[[], None] | None = None
+    # Each call made, described for the learner: (entry point, args, kwargs), each
+    # argument a (text, short) pair (see describe_argument).
+    log: list[CallDescription] = field(default_factory=list)
+    # id(object) -> (the object, kept alive; index in ``log`` of the call it came from),
+    # so that a failing observation can be shown with the call that produced it.
+    origins: dict[int, tuple[Any, int]] = field(default_factory=dict)
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call entry point ``name`` of the submission with copies of array arguments.
@@ -214,10 +215,34 @@ class Scenario:
         if not callable(fn):
             raise MissingEntryPoint(name)
         self.last_call = name
+        self.log.append(
+            (
+                name,
+                [describe_argument(a) for a in args],
+                {k: describe_argument(v) for k, v in kwargs.items()},
+            )
+        )
         result = fn(*_copy_in(args), **_copy_in(kwargs))
         if self.after_call is not None:
             self.after_call()
+        self._came_from(result, len(self.log) - 1)
+        if type(result) is tuple or type(result) is list:
+            for item in result[:16]:
+                self._came_from(item, len(self.log) - 1)
         return result
+
+    def _came_from(self, value: Any, call: int) -> None:
+        if value is not None and type(value) not in (bool, int, float, str):
+            self.origins[id(value)] = (value, call)
+
+    def call_of(self, value: Any) -> int | None:
+        """The index in ``log`` of the call an observed value came from: the call that
+        returned it (or the tuple it was part of), the call made inside the recording it
+        is, the only call of the test; None when that cannot be told."""
+        origin = self.origins.get(id(value))
+        if origin is not None and origin[0] is value:
+            return origin[1]
+        return 0 if len(self.log) == 1 else None
 
     def counting_layers(self, fns: Sequence[Callable[[Any], Any]]) -> list[Callable[[Any], Any]]:
         """Wrap plain functions as layers that count their calls (``layer.calls``, the
@@ -230,7 +255,8 @@ class Scenario:
         return [_counting_layer(fn, i) for i, fn in enumerate(fns)]
 
     def counting_modules(self, modules: Any) -> Any:
-        """Make each module of a ``torch.nn.ModuleList`` report its forward calls.
+        """Make each module of a ``torch.nn.ModuleList`` report its forward calls, however
+        they are made (``layer(h)``, ``layer.forward(h)``, through a checkpoint).
 
         The modules stay ordinary modules (parameters, ``.grad``, hooks all work).
 
@@ -239,7 +265,7 @@ class Scenario:
         >>> layers = t.counting_modules(nn.ModuleList(nn.Linear(4, 4) for _ in range(6)))
         """
         for i, module in enumerate(modules):
-            module.register_forward_pre_hook(_module_hook(i))
+            module.forward = _counting_forward(module, i)
         return modules
 
     @contextlib.contextmanager
@@ -253,10 +279,13 @@ class Scenario:
         >>> return {"calls during recompute": calls}
         """
         calls = start_recording(phase)
+        first = len(self.log)
         try:
             yield calls
         finally:
             stop_recording(calls)
+            if len(self.log) > first:
+                self._came_from(calls, len(self.log) - 1)
 
     @contextlib.contextmanager
     def kept_for_backward(self, parameters_of: Any = None) -> Iterator[Kept]:
@@ -282,20 +311,22 @@ class Scenario:
         with torch.autograd.graph.saved_tensors_hooks(pack, _identity):
             yield kept
 
-    @staticmethod
-    def keys(mapping: Any) -> Any:
+    def keys(self, mapping: Any) -> Any:
         """The sorted keys of a dict, or the value itself when it is not a dict.
 
         Examples
         --------
         >>> return {"saved keys": t.keys(saved)}
         """
-        if type(mapping) is not dict:
+        if not issubclass(type(mapping), dict):
             return mapping
-        try:
-            return sorted(mapping)
-        except TypeError:
-            return list(mapping)
+        keys = list(dict.keys(mapping))  # the dict's own keys, whatever its subclass says
+        with contextlib.suppress(TypeError):
+            keys = sorted(keys)
+        origin = self.origins.get(id(mapping))
+        if origin is not None and origin[0] is mapping:
+            self._came_from(keys, origin[1])
+        return keys
 
     @staticmethod
     def grads(module: Any) -> dict[str, Any]:
@@ -314,6 +345,40 @@ class Scenario:
         if torch is not None and isinstance(x, torch.Tensor):
             return x.detach().cpu().numpy().copy()
         return x
+
+
+CallDescription = tuple[str, list[tuple[str, bool]], dict[str, tuple[str, bool]]]
+_SCALARS = (bool, int, float, str, type(None))
+
+
+def describe_argument(value: Any) -> tuple[str, bool]:
+    """How a test's argument reads in a failure message: ``("[4, 1]", True)`` for a short
+    value shown as it is, ``("8 layers", False)`` for one the server names by its
+    parameter (``layers``). Arguments are the test's own values, never learner objects."""
+    t = type(value)
+    if t in _SCALARS:
+        text = repr(value)
+        return (text, True) if len(text) <= 40 else (f"a {t.__name__}", False)
+    if t is range:
+        return repr(value), True
+    if t is list or t is tuple:
+        items = list(value)
+        if items and all(callable(v) for v in items):
+            return f"{len(items)} layers", False
+        if len(items) <= 8 and all(type(v) in _SCALARS for v in items):
+            text = repr(value)
+            if len(text) <= 60:
+                return text, True
+        return f"a {t.__name__} of {len(items)} items", False
+    if t is dict:
+        return f"a dict with {len(value)} keys", False
+    if t is np.ndarray:
+        return f"an array of shape {value.shape}", False
+    if torch is not None and isinstance(value, torch.nn.ModuleList | torch.nn.Sequential):
+        return f"{len(value)} layers", False
+    if torch is not None and t is torch.Tensor:
+        return f"a tensor of shape {tuple(value.shape)}", False
+    return f"a {t.__name__}", False
 
 
 def _copy_in(value: Any) -> Any:

@@ -3,8 +3,9 @@
 For every track: the reference gives the same observations in two separate runs and
 passes every test through the learner path; the starter fails; every known-wrong
 solution fails at least one hidden test (and the report says which tests caught it);
-every test has a name of its own and says something when it fails; the statement names
-every entry point; no placeholder of ``drill new`` is left. Each problem is one line
+every known-correct alternative passes every test, examples and hidden; every test has
+a name of its own and says something when it fails; the statement names every entry
+point; no placeholder of ``drill new`` is left. Each problem is one line
 that starts with the file at fault.
 """
 
@@ -26,6 +27,7 @@ class TrackReport:
     problems: list[str] = field(default_factory=list)  # each fails validation
     warnings: list[str] = field(default_factory=list)
     caught: dict[str, list[str]] = field(default_factory=dict)  # wrong file -> tests
+    alternatives: list[str] = field(default_factory=list)  # the files proven to pass
     examples: int = 0
     hidden: int = 0
 
@@ -53,6 +55,7 @@ class TrackReport:
             "problems": self.problems,
             "warnings": self.warnings,
             "caught": self.caught,
+            "alternatives": self.alternatives,
             "catches": self.catches,
         }
 
@@ -140,8 +143,9 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
         caught_any.update(failing)
         if result.status == Status.PASS:
             report.problems.append(
-                f"{where}/wrong/{name}: passes every hidden test, but its bug is: {wrong.bug}"
+                f"{where}/wrong/{name}: passes every hidden test, but its bug is: {wrong.about}"
             )
+    report.problems += _alternatives(grader, exercise, track, where, report)
     if len(tr.wrong) == 0:
         report.warnings.append(f"{where}/wrong/: no known-wrong solutions")
     for test_name in reference.names(example=False):
@@ -151,6 +155,30 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
                 "known-wrong solutions"
             )
     return report
+
+
+def _alternatives(
+    grader: Grader, exercise: Exercise, track: str, where: str, report: TrackReport
+) -> list[str]:
+    """A problem for each test a known-correct alternative fails: the grader would
+    refuse a learner who solved it that way."""
+    problems = []
+    for alternative in exercise.track(track).alternatives:
+        name = alternative.path.name
+        failures = []
+        for mode in ("run", "submit"):
+            result = grader.grade(exercise.slug, track, alternative.code, mode)
+            failures += [f"{t.name}: {t.message}" for t in result.tests if t.status != Status.PASS]
+            if not result.tests and result.status != Status.PASS:
+                failures.append(result.message or result.status.value)
+        if failures:
+            problems.append(
+                f"{where}/alternatives/{name}: a correct solution ({alternative.about}) "
+                f"is refused: {'; '.join(failures)}"
+            )
+        else:
+            report.alternatives.append(name)
+    return problems
 
 
 def validate(grader: Grader, slugs: list[str] | None = None) -> list[TrackReport]:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import math
 import signal
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from graders.compare import compare
+from graders import feedback
+from graders.compare import differences
 from graders.harness import wire
 from graders.pool import JobOutcome
 from graders.references import Reference
@@ -37,6 +39,8 @@ class Context:
     names: list[str]
     reference: Reference
     limits: JobLimits
+    # Each entry point's parameter names (the reference's), to show a failing call.
+    parameters: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     def error(self, message: str, duration_ms: float = 0.0) -> GradeResult:
         """A result with no test verdicts: the run as a whole could not be graded."""
@@ -153,20 +157,26 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
             "number of milliseconds within the time limit)",
         )
     status = h.get("status")
+    calls, origins, failed = feedback.read_calls(h)
+    call = feedback.failed_call(calls, failed, ctx.parameters)
     if status == "ok":
         try:
             got = wire.decode_value(h.get("obs"), frame.body)
         except wire.WireError as exc:
+            # Only a stream written past the harness gets here: the encoder sends nothing
+            # the decoder refuses.
             return TestResult(
                 **common,
                 status=Status.ERROR,
                 output=output,
-                message=f"the grader could not read this test's result ({exc})",
+                message=f"the values your code returned arrived damaged ({exc}); did your "
+                "code write to the grader's channel?",
             )
-        problem = compare(ctx.reference.observations[name], got, options.tolerance)
-        if problem is None:
+        problems = differences(ctx.reference.observations[name], got, options.tolerance)
+        if not problems:
             return TestResult(**common, status=Status.PASS, output=output)
-        return TestResult(**common, status=Status.FAIL, message=problem, output=output)
+        message = feedback.message(problems, calls, origins, ctx.parameters)
+        return TestResult(**common, status=Status.FAIL, message=message, output=output)
     if status == "missing":
         return TestResult(
             **common,
@@ -175,8 +185,10 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
             message=f"your code does not define a function named {_text(h.get('message'))}",
         )
     if status == "unencodable":
-        call = h.get("last_call")
-        what = f"the value {call} returned" if isinstance(call, str) else "the value observed"
+        last = h.get("last_call")
+        what = (
+            f"the value {call or last} returned" if isinstance(last, str) else "the value observed"
+        )
         return TestResult(
             **common,
             status=Status.FAIL,
@@ -185,6 +197,8 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
         )
     if status == "raised":
         message, traceback = _exception_message(h.get("error"), h.get("last_call"), ctx.limits)
+        if call is not None and not message.startswith("the test failed before"):
+            message = f"In {call}:\n{message}"
         if traceback:
             output = f"{output}\n{traceback}" if output else traceback
         return TestResult(**common, status=Status.ERROR, message=message, output=output)
@@ -199,10 +213,11 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
 def _exception_message(error: Any, last_call: Any, limits: JobLimits) -> tuple[str, str]:
     error = error if isinstance(error, dict) else {}
     kind = _text(error.get("type")) or "Exception"
-    text = _text(error.get("message"))
+    text = plain_message(_text(error.get("message")))
     line = _number(error.get("line"), 1, 10**7)
     traceback = _text(error.get("traceback"))
-    where = f" (line {int(line)})" if isinstance(line, int) else ""
+    code = " ".join(_text(error.get("code"))[:200].split())
+    where = f" (line {int(line)}{': ' + code if code else ''})" if isinstance(line, int) else ""
     if kind == "MemoryError" or any(m in text for m in MEMORY_MARKERS):
         return f"memory limit of {limits.memory_mb} MiB exceeded{where}", traceback
     if kind == "OSError" and "File too large" in text:
@@ -227,6 +242,29 @@ def _exception_message(error: Any, last_call: Any, limits: JobLimits) -> tuple[s
     if isinstance(last_call, str):
         return f"the test could not use what {last_call} returned: {detail}", traceback
     return f"the test failed before calling your code: {detail}", traceback
+
+
+# Lines of a library's error message that speak to its own users, not to a learner:
+# links, debugging switches, compiler tips.
+_NOISE = ("http://", "https://", "torch.compile", "TORCH_", "TORCHDYNAMO", "torch._dynamo")
+_NOISE_START = ("hint:", "tip:", "note:", "you can suppress", "set the environment")
+
+
+def plain_message(text: str) -> str:
+    """An exception's message trimmed to what a learner needs: its first paragraph,
+    without links and debugging tips, at most 600 characters."""
+    kept: list[str] = []
+    for line in text.strip().splitlines():
+        if not line.strip():
+            if kept:
+                break
+            continue
+        lowered = line.strip().lower()
+        if any(n in line for n in _NOISE) or lowered.startswith(_NOISE_START):
+            continue
+        kept.append(line.rstrip())
+    result = "\n".join(kept) if kept else text.strip()[:600]
+    return result if len(result) <= 600 else result[:599] + "…"
 
 
 def _load_error_message(h: dict[str, Any], ctx: Context) -> str:

@@ -5,8 +5,8 @@ exact types (an ndarray subclass is read through ``np.ndarray`` itself; a tensor
 only when it is a ``torch.Tensor`` or ``nn.Parameter``, with ``__torch_function__``
 disabled and its autograd flags read through torch's C descriptors, so a learner's
 subclass is reported as an object of its own type), bounds depth and size, and never
-calls a learner-defined ``__eq__``, ``__len__`` or ``__iter__`` on anything but builtin
-types.
+calls a learner-defined ``__eq__``, ``__len__`` or ``__iter__``: containers, subclasses
+included, are read through the builtin types' own methods.
 """
 
 from __future__ import annotations
@@ -88,17 +88,6 @@ class Encoder:
             self._count_text(24)
             return v if _isfinite(v) else {"t": "float", "v": repr(v)}
         self._count_text(_TAG_TEXT)
-        if t is list or t is tuple:
-            return {
-                "t": "list" if t is list else "tuple",
-                "v": [self.value(x, depth + 1) for x in v],
-            }
-        if t is dict:
-            return {
-                "t": "dict",
-                "k": [self.value(k, depth + 1) for k in v],
-                "v": [self.value(x, depth + 1) for x in v.values()],
-            }
         if t is Calls:
             phase, layers, inputs, more = read_record(v)
             self._count_text(len(phase) + 20 * len(layers))
@@ -111,6 +100,23 @@ class Encoder:
             }
         if t is Kept:
             return read_kept(v)
+        # Subclasses (an OrderedDict, a defaultdict, a namedtuple) are read as what they
+        # are built on, through the base type's own C methods: a learner's override of
+        # __iter__ or items() is never called, and a correct solution that happens to
+        # build its dict another way is not refused.
+        if issubclass(t, list | tuple):
+            base = list if issubclass(t, list) else tuple
+            return {
+                "t": "list" if base is list else "tuple",
+                "v": [self.value(x, depth + 1) for x in base.__iter__(v)],
+            }
+        if issubclass(t, dict):
+            items = list(dict.items(v))
+            return {
+                "t": "dict",
+                "k": [self.key(k, depth + 1) for k, _ in items],
+                "v": [self.value(x, depth + 1) for _, x in items],
+            }
         if isinstance(v, np.ndarray):
             return self.array(_nd_view(v, np.ndarray))
         if isinstance(v, np.generic) and type(v).__module__ == "numpy":
@@ -120,6 +126,20 @@ class Encoder:
         if torch is not None and t in _TENSOR_TYPES:
             return self.tensor(v)
         return {"t": "object", "type": _type_name(v), "repr": _safe_repr(v)}
+
+    def key(self, k: Any, depth: int) -> Any:
+        """A dict key: a NumPy scalar key (``np.int64(3)`` from ``np.unique``) is the
+        Python number it equals and hashes as; a key the server could not hash (a
+        tensor, another object) is reported by its type."""
+        t = type(k)
+        if issubclass(t, np.generic) and t.__module__ == "numpy" and k.dtype.kind in "biuf":
+            return self.value(k.item(), depth)
+        if k is None or t in (bool, int, float, str):
+            return self.value(k, depth)
+        if t is tuple:
+            return {"t": "tuple", "v": [self.key(x, depth + 1) for x in k]}
+        self.nodes += 1
+        return {"t": "object", "type": _type_name(k), "repr": _safe_repr(k)}
 
     def array(self, a: np.ndarray) -> dict[str, Any]:
         name = a.dtype.name

@@ -126,6 +126,25 @@ def seed_everything(name: str) -> None:
         torch.default_generator.manual_seed(seed)
 
 
+def call_notes(scenario: testing.Scenario, observations: Any) -> dict[str, Any]:
+    """Which call of the learner's code each observation came from, and those calls as
+    the learner would read them (display only: the server renders them and never
+    trusts them for a verdict)."""
+    log = scenario.log
+    call_of: dict[str, int] = {}
+    if type(observations) is dict:
+        for key, value in observations.items():
+            index = scenario.call_of(value)
+            if index is not None and type(key) is str:
+                call_of[key] = index
+    used = set(call_of.values()) | ({len(log) - 1} if log else set())
+    return {
+        "calls": [[i, *log[i]] for i in sorted(used)],
+        "call_of": call_of,
+        "failed_call": len(log) - 1 if log else None,
+    }
+
+
 def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
     """Type, message and a traceback showing only frames of the learner's file."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
@@ -151,6 +170,7 @@ def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
         "type": kind[:200],
         "message": message[:2000],
         "line": frames_line,
+        "code": (frames[-1].line or "")[:200] if frames else "",
         "col": getattr(exc, "offset", None) if isinstance(exc, SyntaxError) else None,
         "traceback": "".join(lines)[-8000:] if frames or isinstance(exc, SyntaxError) else "",
         "in_learner_code": bool(frames) or isinstance(exc, SyntaxError),
@@ -298,6 +318,7 @@ class Job:
             self.check_integrity()
             if type(observations) is not dict:
                 raise TypeError(f"test {spec.name!r} returned {type(observations).__name__}")
+            frame.update(call_notes(scenario, observations))
             encoder = Encoder(self.max_result, self.max_text)
             try:
                 frame["obs"] = encoder.value(observations)
@@ -324,6 +345,7 @@ class Job:
             frame["status"] = "raised"
             frame["error"] = describe_exception(exc, self.filename)
             frame["last_call"] = scenario.last_call
+            frame.update(call_notes(scenario, None))
         frame["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
         output, truncated = self.capture.stop()
         output = prefix + output

@@ -79,8 +79,8 @@ def test_seed_wrong_solutions(seed, slug, track):
         assert solution.code == solution.path.read_text()
         docstring = ast.get_docstring(ast.parse(solution.code))
         assert docstring
-        assert solution.bug == docstring.strip().splitlines()[0]
-        assert solution.bug.strip()
+        assert solution.about == docstring.strip().splitlines()[0]
+        assert solution.about.strip()
 
 
 def test_get_unknown_slug(seed):
@@ -113,7 +113,7 @@ def test_the_copy_of_double_loads(exercises):
     exercise = load_catalog(exercises).get("double")
     assert exercise.tracks["numpy"].entry_points == ("double",)
     assert exercise.hints == ("Multiply by two.",)
-    assert [w.bug for w in exercise.tracks["numpy"].wrong] == ["Adds two instead of doubling."]
+    assert [w.about for w in exercise.tracks["numpy"].wrong] == ["Adds two instead of doubling."]
     assert exercise.meta.limits.memory_mb == 512
 
 

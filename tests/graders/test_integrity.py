@@ -163,14 +163,15 @@ def test_learner_code_cannot_reach_the_live_harness_or_the_tests_by_name():
     assert wire.decode_value(test_frame.header["obs"], test_frame.body) == {"result": False}
 
 
-def test_a_module_hook_called_by_hand_records_nothing():
+def test_a_counting_module_counts_every_way_of_calling_it():
     scenario = testing.Scenario({}, [])
-    layers = scenario.counting_modules(nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2)]))
+    layers = scenario.counting_modules(nn.ModuleList([nn.Linear(2, 2) for _ in range(3)]))
+    x = torch.zeros(1, 2, requires_grad=True)
     with scenario.recording("forward") as calls:
-        layers[1](torch.zeros(1, 2))  # a real forward call
-        for hook in layers[0]._forward_pre_hooks.values():
-            hook(layers[0], (torch.zeros(1, 2),))  # by hand: not a call
-    assert records.read_record(calls)[1] == (1,)
+        layers[0](x)
+        layers[1].forward(x)  # bypasses Module.__call__ and its hooks
+        torch.utils.checkpoint.checkpoint(layers[2], x, use_reentrant=False)
+    assert records.read_record(calls)[1] == (0, 1, 2)
 
 
 def test_a_counting_layer_has_no_uncounted_attribute():
