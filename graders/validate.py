@@ -64,6 +64,11 @@ def _failing(result: GradeResult) -> list[str]:
     return [t.name for t in result.tests if t.status != Status.PASS]
 
 
+def _one_line(message: str | None) -> str:
+    """A failure message (the call on its own line, then each difference) on one line."""
+    return " ".join((message or "").split("\n"))
+
+
 def silent_failures(result: GradeResult, where: str, source: str) -> list[str]:
     """A problem for each test that failed ``source`` without saying why."""
     return [
@@ -121,7 +126,7 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
         result = grader.grade(exercise.slug, track, tr.solution, mode)
         if result.status != Status.PASS:
             failures = "; ".join(
-                f"{t.name}: {t.message}" for t in result.tests if t.status != Status.PASS
+                f"{t.name}: {_one_line(t.message)}" for t in result.tests if t.status != Status.PASS
             )
             report.problems.append(
                 f"{where}/solution.py: the reference does not pass in {mode} mode: "
@@ -168,7 +173,9 @@ def _alternatives(
         failures = []
         for mode in ("run", "submit"):
             result = grader.grade(exercise.slug, track, alternative.code, mode)
-            failures += [f"{t.name}: {t.message}" for t in result.tests if t.status != Status.PASS]
+            failures += [
+                f"{t.name}: {_one_line(t.message)}" for t in result.tests if t.status != Status.PASS
+            ]
             if not result.tests and result.status != Status.PASS:
                 failures.append(result.message or result.status.value)
         if failures:

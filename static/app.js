@@ -708,7 +708,9 @@
         item.append(el("div", { className: "test-summary" }, ...head));
         return item;
       }
-      const preview = message && status !== "pass" ? el("span", { className: "test-preview" }, message.split("\n")[0]) : null;
+      // The preview is the first difference, not the "In f(...):" line naming the call.
+      const firstLine = message.split("\n").find((line) => !/^In .*\):$/.test(line)) || message.split("\n")[0];
+      const preview = message && status !== "pass" ? el("span", { className: "test-preview" }, firstLine) : null;
       item.append(
         el(
           "details",

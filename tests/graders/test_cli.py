@@ -103,6 +103,7 @@ def test_validate_every_shipped_exercise(tmp_path: Path) -> None:
         assert report["hidden"] == 6 and report["examples"] >= 1
         assert len(report["caught"]) >= 5
         assert all(report["caught"].values()), report["caught"]
+        assert len(report["alternatives"]) >= 8  # correct solutions in other styles, passing
 
 
 def test_validate_exits_1_with_a_line_per_problem_naming_the_file(tmp_path: Path) -> None:
@@ -116,6 +117,13 @@ def test_validate_exits_1_with_a_line_per_problem_naming_the_file(tmp_path: Path
     (numpy / "wrong" / "same.py").write_text(
         '"""Claims a bug."""\n\ndef double(x):\n    return 2 * x\n'
     )
+    (numpy / "alternatives").mkdir()
+    (numpy / "alternatives" / "adds_to_itself.py").write_text(
+        '"""Adds the input to itself."""\n\ndef double(x):\n    return x + x\n'
+    )
+    (numpy / "alternatives" / "rounds.py").write_text(
+        '"""Rounds (not correct after all)."""\n\ndef double(x):\n    return (2 * x).round()\n'
+    )
     where = {"DRILL_EXERCISES_DIR": str(exercises)}
     text = drill("validate", tmp=tmp_path / "var", **where)
     as_json = drill("validate", "--json", tmp=tmp_path / "var", **where)
@@ -123,8 +131,16 @@ def test_validate_exits_1_with_a_line_per_problem_naming_the_file(tmp_path: Path
     assert "FAIL double [numpy]" in text.stdout
     assert "wrong/same.py caught by: NOTHING" in text.stdout
     assert "problem: double/numpy/wrong/same.py: passes every hidden test" in text.stdout
+    assert "1 correct alternative pass every test: adds_to_itself.py" in text.stdout
     (report,) = json.loads(as_json.stdout)
     assert report["ok"] is False
-    assert report["problems"] == [
+    assert report["alternatives"] == ["adds_to_itself.py"]
+    wrong, refused = report["problems"]
+    # A refused alternative names its file, its style and each test it fails.
+    assert refused.startswith(
+        "double/numpy/alternatives/rounds.py: a correct solution (Rounds (not correct after "
+        "all).) is refused: doubles a matrix: In double(x): result: values differ"
+    )
+    assert wrong == (
         "double/numpy/wrong/same.py: passes every hidden test, but its bug is: Claims a bug."
-    ]
+    )

@@ -1,0 +1,171 @@
+"""What a learner reads for a failing test: the call, every differing observation (call
+records first), keys beside the names they index, library noise trimmed."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from graders import feedback
+from graders.compare import Tolerance, differences
+from graders.harness import runner
+from graders.harness.wire import ArrayObs, CallsObs
+from graders.testing import Scenario, describe_argument
+from graders.verdicts import plain_message
+
+PARAMETERS = {
+    "checkpoint_recompute": ("layers", "saved_activations", "checkpoint_indices", "layer_idx")
+}
+
+
+# --- describing and rendering a call ---
+
+
+@pytest.mark.parametrize(
+    ("value", "described"),
+    [
+        (3, ("3", True)),
+        (None, ("None", True)),
+        ([4, 1], ("[4, 1]", True)),
+        ([], ("[]", True)),
+        (list(range(30)), ("a list of 30 items", False)),
+        ([abs, abs], ("2 layers", False)),
+        (nn.ModuleList([nn.Tanh()] * 3), ("3 layers", False)),
+        ({-1: 1.0, 2: 3.0}, ("a dict with 2 keys", False)),
+        (np.zeros((2, 3)), ("an array of shape (2, 3)", False)),
+        (torch.zeros(4), ("a tensor of shape (4,)", False)),
+        ("x" * 100, ("a str", False)),
+    ],
+)
+def test_arguments_are_described_short_or_by_kind(value, described):
+    assert describe_argument(value) == described
+
+
+def test_a_call_reads_with_the_references_parameter_names():
+    args = [("8 layers", False), ("a dict with 3 keys", False), ("[4, 1]", True), ("3", True)]
+    call = feedback.Call("checkpoint_recompute", args, {})
+    assert (
+        call.render(PARAMETERS)
+        == "checkpoint_recompute(layers, saved_activations, [4, 1], layer_idx=3)"
+    )
+    # Without names (an entry point the reference does not define), the values stand alone.
+    assert call.render({}) == "checkpoint_recompute(8 layers, a dict with 3 keys, [4, 1], 3)"
+    keyword = feedback.Call("f", [], {"segment_size": ("2", True), "x": ("a tensor", False)})
+    assert keyword.render({}) == "f(segment_size=2, x)"
+
+
+def test_the_runner_ties_each_observation_to_the_call_it_came_from():
+    def recompute(layers, saved, indices, k):
+        return np.ones(2) * k
+
+    t = Scenario({"recompute": recompute}, ["recompute"])
+    layers = t.counting_layers([abs, abs])
+    first = t.call("recompute", layers, {}, [1], 0)
+    with t.recording("second") as calls:
+        second = t.call("recompute", layers, {}, [1], 1)
+    notes = runner.call_notes(t, {"first": first, "second": second, "calls": calls, "n": 1.0})
+    assert notes["call_of"] == {"first": 0, "second": 1, "calls": 1}
+    assert notes["failed_call"] == 1
+    calls_seen, origins, failed = feedback.read_calls(json.loads(json.dumps(notes)))
+    assert origins == {"first": 0, "second": 1, "calls": 1} and failed == 1
+    assert calls_seen[0].render({"recompute": ("layers", "saved", "indices", "k")}) == (
+        "recompute(layers, saved, [1], k=0)"
+    )
+
+
+def test_a_tuple_result_and_its_keys_keep_their_call():
+    def forward(x):
+        return x, {-1: x}
+
+    t = Scenario({"forward": forward}, ["forward"])
+    t.call("forward", np.zeros(1))
+    output, saved = t.call("forward", np.ones(1))
+    keys = t.keys(saved)
+    assert t.call_of(output) == t.call_of(saved) == t.call_of(keys) == 1
+    assert t.call_of([1, 2]) is None  # built by the test, two calls: cannot be told
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"calls": "nonsense"},
+        {"calls": [[0, "f", [["x", "yes"]], {}]]},  # short is not a bool
+        {"calls": [[0, "not a name", [], {}]]},
+        {"calls": [[0, "f", [["a\nb", True]], {}]]},  # a line break in an argument
+        {"calls": [[0, "f", [["x" * 201, True]], {}]]},
+        {"calls": [[0, "f", [], {"bad key": ["x", True]}]]},
+        {"calls": [[0, "f", [["x", True]] * 21, {}]]},
+    ],
+)
+def test_malformed_call_notes_are_dropped(header):
+    calls, origins, failed = feedback.read_calls({**header, "call_of": {"a": 0}, "failed_call": 0})
+    assert (calls, origins, failed) == ({}, {}, None)
+
+
+# --- every difference, the telling ones first ---
+
+
+def test_every_differing_observation_is_listed_call_records_first():
+    expected = {
+        "activation 3": ArrayObs(np.array([1.0])),
+        "calls when recomputing layer 3": CallsObs("r", (2, 3)),
+        "same": 1,
+    }
+    got = {
+        "activation 3": ArrayObs(np.array([2.0])),
+        "calls when recomputing layer 3": CallsObs("r", (0, 1, 2, 3)),
+        "same": 1,
+    }
+    problems = differences(expected, got, Tolerance(reveal="full"))
+    assert [key for key, _ in problems] == ["calls when recomputing layer 3", "activation 3"]
+    calls = {0: feedback.Call("checkpoint_recompute", [("3", True)], {})}
+    text = feedback.message(problems, calls, {"activation 3": 0}, {})
+    assert text.splitlines()[0].startswith("calls when recomputing layer 3: layers 0, 1, 2, 3 ran")
+    assert text.splitlines()[1:] == [
+        "In checkpoint_recompute(3):",
+        "activation 3: values differ — expected [1.], got [2.]",
+    ]
+
+
+def test_a_long_list_of_differences_says_how_many_more():
+    expected = {f"v{i}": i for i in range(8)}
+    got = {f"v{i}": -1 for i in range(8)}
+    problems = differences(expected, got, Tolerance(reveal="full"))
+    text = feedback.message(problems, {}, {}, {})
+    assert len(text.splitlines()) == feedback.MAX_SHOWN + 1
+    assert text.endswith("…and 3 more observations differ")
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("saved after the output was changed in place", "saved[-1] after the output was"),
+        ("saved with the list [4, 1]", "saved[-1] with the list [4, 1]"),
+        ("saved", "saved[-1]"),
+        ("parameter gradients", "parameter gradients[-1]"),
+    ],
+)
+def test_a_key_is_shown_beside_the_name_it_indexes(name, shown):
+    ((_, problem),) = differences({name: {-1: 1.0}}, {name: {-1: 2.0}}, Tolerance())
+    assert problem.startswith(shown)
+
+
+# --- library noise ---
+
+
+def test_library_errors_are_trimmed_to_what_a_learner_needs():
+    torch_style = (
+        "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x4)\n"
+        "Hint: set TORCH_LOGS=+dynamo for more\n"
+        "See https://pytorch.org/docs/stable/notes.html\n"
+        "\n"
+        "You can suppress this exception and fall back to eager by setting:\n"
+        "    import torch._dynamo\n"
+    )
+    assert plain_message(torch_style) == "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x4)"
+    assert plain_message("x" * 2000).endswith("…") and len(plain_message("x" * 2000)) == 600
+    assert plain_message("https://only.a/link") == "https://only.a/link"  # never empty
