@@ -110,19 +110,3 @@ def test_forgery_passes_without_its_guards(path: Path) -> None:
     assert completed.returncode == 0, completed.stderr[-3000:]
     result = json.loads(completed.stdout.splitlines()[-1])
     assert result["status"] == "pass", describe(result)
-
-
-def test_hidden_failures_do_not_reveal_the_expected_call_order(server: Server) -> None:
-    # Every layer checkpointed on its own: the backward runs each layer in reverse order,
-    # which the hidden tests (reveal "summary") report without the expected order.
-    wrong = ROOT / "exercises/checkpointing-layer-stack/torch/wrong/one_segment_per_layer.py"
-    response = httpx.post(
-        f"{server.base}/api/exercises/checkpointing-layer-stack/submissions",
-        json={"track": "torch", "code": wrong.read_text(), "mode": "submit"},
-        timeout=REQUEST_TIMEOUT,
-    )
-    result = response.json()
-    orders = [t["message"] for t in result["tests"] if "calls during backward" in t["message"]]
-    assert orders, describe(result)
-    for message in orders:
-        assert not re.search(r"expected \d+(, \d+)*$|should run", message), message
