@@ -190,6 +190,7 @@ class Scenario:
     namespace: dict[str, Any]
     entry_points: Sequence[str]
     last_call: str | None = None
+    returned: str | None = None  # what the last call returned, in words (describe_result)
     # Called after every call of learner code (graders.harness.integrity).
     after_call: Callable[[], None] | None = None
     # Each call made, described for the learner: (entry point, args, kwargs), each
@@ -222,9 +223,11 @@ class Scenario:
                 {k: describe_argument(v) for k, v in kwargs.items()},
             )
         )
+        self.returned = None
         result = fn(*_copy_in(args), **_copy_in(kwargs))
         if self.after_call is not None:
             self.after_call()
+        self.returned = describe_result(result)
         self._came_from(result, len(self.log) - 1)
         if type(result) is tuple or type(result) is list:
             for item in result[:16]:
@@ -379,6 +382,28 @@ def describe_argument(value: Any) -> tuple[str, bool]:
     if torch is not None and t is torch.Tensor:
         return f"a tensor of shape {tuple(value.shape)}", False
     return f"a {t.__name__}", False
+
+
+_type_name = type.__dict__["__name__"].__get__  # past any metaclass property
+
+
+def describe_result(value: Any) -> str:
+    """What learner code returned, in words, for a test that could not use it. Reads
+    nothing but the exact type and builtin lengths: no learner method runs."""
+    t = type(value)
+    if value is None:
+        return "None"
+    if t is tuple or t is list:
+        return f"a {t.__name__} of {len(value)} item{'' if len(value) == 1 else 's'}"
+    if t is dict:
+        return f"a dict with {len(value)} key{'' if len(value) == 1 else 's'}"
+    if t is np.ndarray:
+        return f"an array of shape {value.shape}"
+    if torch is not None and t is torch.Tensor:
+        return f"a tensor of shape {tuple(value.shape)}"
+    if t in (bool, int, float, str):
+        return f"a {t.__name__}"
+    return f"an object of type {_type_name(t)[:100]}"
 
 
 def _copy_in(value: Any) -> Any:

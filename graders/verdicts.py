@@ -196,7 +196,9 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
             message=f"{what} cannot be checked: {_text(h.get('message'))}",
         )
     if status == "raised":
-        message, traceback = _exception_message(h.get("error"), h.get("last_call"), ctx.limits)
+        message, traceback = _exception_message(
+            h.get("error"), h.get("last_call"), ctx.limits, _text(h.get("returned"))[:200]
+        )
         if call is not None and not message.startswith("the test failed before"):
             message = f"In {call}:\n{message}"
         if traceback:
@@ -210,7 +212,9 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
     )
 
 
-def _exception_message(error: Any, last_call: Any, limits: JobLimits) -> tuple[str, str]:
+def _exception_message(
+    error: Any, last_call: Any, limits: JobLimits, returned: str = ""
+) -> tuple[str, str]:
     error = error if isinstance(error, dict) else {}
     kind = _text(error.get("type")) or "Exception"
     text = plain_message(_text(error.get("message")))
@@ -240,7 +244,8 @@ def _exception_message(error: Any, last_call: Any, limits: JobLimits) -> tuple[s
     if error.get("in_learner_code"):
         return f"your code raised {detail}{where}", traceback
     if isinstance(last_call, str):
-        return f"the test could not use what {last_call} returned: {detail}", traceback
+        what = f" ({returned})" if returned else ""
+        return f"the test could not use what {last_call} returned{what}: {detail}", traceback
     return f"the test failed before calling your code: {detail}", traceback
 
 

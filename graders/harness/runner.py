@@ -345,6 +345,7 @@ class Job:
             frame["status"] = "raised"
             frame["error"] = describe_exception(exc, self.filename)
             frame["last_call"] = scenario.last_call
+            frame["returned"] = scenario.returned
             frame.update(call_notes(scenario, None))
         frame["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
         output, truncated = self.capture.stop()

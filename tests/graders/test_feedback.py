@@ -14,7 +14,7 @@ from graders import feedback
 from graders.compare import Tolerance, differences
 from graders.harness import runner
 from graders.harness.wire import ArrayObs, CallsObs
-from graders.testing import Scenario, describe_argument
+from graders.testing import Scenario, describe_argument, describe_result
 from graders.verdicts import plain_message
 
 PARAMETERS = {
@@ -169,3 +169,21 @@ def test_library_errors_are_trimmed_to_what_a_learner_needs():
     assert plain_message(torch_style) == "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x4)"
     assert plain_message("x" * 2000).endswith("…") and len(plain_message("x" * 2000)) == 600
     assert plain_message("https://only.a/link") == "https://only.a/link"  # never empty
+
+
+def test_what_learner_code_returned_is_described_without_running_its_methods():
+    class Meta(type):
+        @property
+        def __name__(cls):
+            raise AssertionError("a metaclass property ran")
+
+    class Sneaky(metaclass=Meta):
+        def __len__(self):
+            raise AssertionError("a learner's __len__ ran")
+
+    assert describe_result(None) == "None"
+    assert describe_result((1, 2)) == "a tuple of 2 items"
+    assert describe_result({1: 2}) == "a dict with 1 key"
+    assert describe_result(np.zeros((2, 3))) == "an array of shape (2, 3)"
+    assert describe_result(torch.zeros(4)) == "a tensor of shape (4,)"
+    assert describe_result(Sneaky()) == "an object of type Sneaky"
