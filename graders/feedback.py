@@ -1,8 +1,8 @@
 """The message a learner reads for a failing test, built in the server.
 
-A failing hidden test shows, as an online judge does for its first failing case, the call
-that failed and every observation that differs (call records first: which layers ran
-tells more than which numbers came out)::
+A failing hidden test shows, as an online judge does for its first failing case, the first
+call that failed and every observation of it that differs (call records first: which
+layers ran tells more than which numbers came out)::
 
     In checkpoint_recompute(layers, saved_activations, [4, 1], layer_idx=3):
     calls when recomputing layer 3: layers 0, 1, 2, 3 ran; only layers 2, 3 should run
@@ -101,19 +101,21 @@ def message(
     origins: Mapping[str, int],
     parameters: Mapping[str, Sequence[str]],
 ) -> str:
-    """The differing observations, grouped under the call each came from."""
+    """The first failing call and every observation of it that differs, as an online
+    judge shows its first failing case; the rest is counted, not listed."""
     groups: dict[int | None, list[str]] = {}
-    for key, problem in problems[:MAX_SHOWN]:
+    for key, problem in problems:
         index = origins.get(key) if key is not None else None
         groups.setdefault(index, []).append(problem)
-    lines = []
-    for index, found in groups.items():
-        if index is not None:
-            lines.append(f"In {calls[index].render(parameters)}:")
-        lines += found
-    hidden = len(problems) - MAX_SHOWN
+    order = sorted(groups, key=lambda i: (i is None, i or 0))
+    first = order[0]
+    lines = [f"In {calls[first].render(parameters)}:"] if first is not None else []
+    lines += groups[first][:MAX_SHOWN]
+    hidden = len(problems) - min(len(groups[first]), MAX_SHOWN)
     if hidden > 0:
-        lines.append(f"…and {hidden} more observation{'s' if hidden > 1 else ''} differ")
+        more = len(order) - 1
+        where = f" in {more} other call{'s' if more > 1 else ''}" if more else ""
+        lines.append(f"…and {hidden} more observation{'s' if hidden > 1 else ''} differ{where}")
     return "\n".join(lines)
 
 

@@ -82,6 +82,28 @@ def test_failures_come_first_with_their_message(page: Page, server: str) -> None
     expect(results(page)).not_to_contain_text("6/6")
 
 
+FAILING_SCREENSHOT = ROOT / "var" / "screenshots" / "failing-test.png"  # docs/ holds a copy
+
+
+def test_a_failing_hidden_test_shows_the_call_expected_and_got(page: Page, server: str) -> None:
+    open_exercise(page, server)
+    reference = (GC / "numpy" / "solution.py").read_text()
+    stops_early = reference.replace(
+        "layers[start + 1 : layer_idx + 1]", "layers[start + 1 : layer_idx]"
+    )
+    assert stops_early != reference
+    replace_code(page, stops_early)
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(results(page)).to_contain_text("tests passed", timeout=30_000)
+    failing = results(page).locator(".test-message").first
+    expect(failing).to_contain_text("In checkpoint_recompute(layers, saved_activations, ")
+    expect(failing).to_contain_text(re.compile(r"values differ — expected \S.*, got \S"))
+    expect(failing).to_contain_text(re.compile(r"should run"))
+    failing.scroll_into_view_if_needed()
+    FAILING_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(FAILING_SCREENSHOT))
+
+
 def test_a_syntax_error_shows_its_line(page: Page, server: str) -> None:
     open_exercise(page, server)
     replace_code(page, "def checkpoint_forward(layers, x, checkpoint_indices):\n    return (\n")

@@ -109,25 +109,43 @@ def test_malformed_call_notes_are_dropped(header):
 # --- every difference, the telling ones first ---
 
 
-def test_every_differing_observation_is_listed_call_records_first():
+def test_the_first_failing_call_is_shown_with_every_difference_call_records_first():
     expected = {
         "activation 3": ArrayObs(np.array([1.0])),
         "calls when recomputing layer 3": CallsObs("r", (2, 3)),
         "same": 1,
+        "activation 4": ArrayObs(np.array([1.0])),
+        "calls when recomputing layer 4": CallsObs("r", (2, 3, 4)),
     }
     got = {
         "activation 3": ArrayObs(np.array([2.0])),
         "calls when recomputing layer 3": CallsObs("r", (0, 1, 2, 3)),
         "same": 1,
+        "activation 4": ArrayObs(np.array([2.0])),
+        "calls when recomputing layer 4": CallsObs("r", (0, 1, 2, 3, 4)),
     }
     problems = differences(expected, got, Tolerance(reveal="full"))
-    assert [key for key, _ in problems] == ["calls when recomputing layer 3", "activation 3"]
-    calls = {0: feedback.Call("checkpoint_recompute", [("3", True)], {})}
-    text = feedback.message(problems, calls, {"activation 3": 0}, {})
-    assert text.splitlines()[0].startswith("calls when recomputing layer 3: layers 0, 1, 2, 3 ran")
-    assert text.splitlines()[1:] == [
+    assert [key for key, _ in problems] == [
+        "calls when recomputing layer 3",
+        "calls when recomputing layer 4",
+        "activation 3",
+        "activation 4",
+    ]
+    calls = {
+        0: feedback.Call("checkpoint_recompute", [("3", True)], {}),
+        1: feedback.Call("checkpoint_recompute", [("4", True)], {}),
+    }
+    origins = {
+        "activation 3": 0,
+        "calls when recomputing layer 3": 0,
+        "activation 4": 1,
+        "calls when recomputing layer 4": 1,
+    }
+    assert feedback.message(problems, calls, origins, {}).splitlines() == [
         "In checkpoint_recompute(3):",
+        "calls when recomputing layer 3: layers 0, 1, 2, 3 ran; only layers 2, 3 should run",
         "activation 3: values differ — expected [1.], got [2.]",
+        "…and 2 more observations differ in 1 other call",
     ]
 
 
