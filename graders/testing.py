@@ -282,12 +282,13 @@ class Scenario:
         >>> return {"calls during recompute": calls}
         """
         calls = start_recording(phase)
-        first = len(self.log)
         try:
             yield calls
         finally:
             stop_recording(calls)
-            if len(self.log) > first:
+            # The call made inside the block, or else the one the block goes on with
+            # (a backward pass through what the last call returned).
+            if self.log:
                 self._came_from(calls, len(self.log) - 1)
 
     @contextlib.contextmanager
@@ -342,11 +343,14 @@ class Scenario:
         """
         return {name: p.grad for name, p in module.named_parameters()}
 
-    @staticmethod
-    def values(x: Any) -> Any:
+    def values(self, x: Any) -> Any:
         """A tensor's values as a NumPy array, to compare values but not autograd flags."""
         if torch is not None and isinstance(x, torch.Tensor):
-            return x.detach().cpu().numpy().copy()
+            values = x.detach().cpu().numpy().copy()
+            origin = self.origins.get(id(x))
+            if origin is not None and origin[0] is x:
+                self._came_from(values, origin[1])
+            return values
         return x
 
 
@@ -411,7 +415,10 @@ def _copy_in(value: Any) -> Any:
     if t is np.ndarray:
         return value.copy()
     if torch is not None and t is torch.Tensor:
-        return value.clone()
+        # Under the test's grad mode a clone of a tensor that requires grad would not,
+        # inside no_grad: the learner must get what the original is, graph included.
+        with torch.enable_grad():
+            return value.clone()
     if t is list or t is tuple:
         return t(_copy_in(v) for v in value)
     if t is dict:

@@ -34,7 +34,7 @@ SOLUTION = (NUMPY / "solution.py").read_text()
 # Known-wrong solutions shipped with the exercise, and the hidden test each one fails
 # (``drill validate`` proves they fail exactly these).
 COPIES = "saved activations are copies (layers that work in place)"
-UNSORTED = "empty and unsorted checkpoint lists"
+UNSORTED = "recompute ignores the order of the checkpoint list and its repeats"
 # A comment that would break out of the page's <pre><code> if it were not escaped.
 HOSTILE = "\n# </code></pre><script>alert('owned')</script>\n"
 SAVES_REFERENCES = (NUMPY / "wrong" / "saves_references.py").read_text() + HOSTILE

@@ -89,6 +89,19 @@ def test_a_tuple_result_and_its_keys_keep_their_call():
     assert t.call_of([1, 2]) is None  # built by the test, two calls: cannot be told
 
 
+def test_a_tensors_values_keep_their_call_and_clones_keep_the_graph():
+    def identity(x):
+        return x
+
+    t = Scenario({"f": identity}, ["f"])
+    x = torch.ones(2, requires_grad=True)
+    t.call("f", x)
+    with torch.no_grad():  # a clone made here still belongs to x's graph
+        same = t.call("f", x)
+    assert same.requires_grad and same.grad_fn is not None
+    assert t.call_of(t.values(same)) == 1
+
+
 @pytest.mark.parametrize(
     "header",
     [

@@ -10,8 +10,9 @@ def forward_with_checkpointing(
 
     Each segment (the last one may be shorter) goes through
     ``torch.utils.checkpoint.checkpoint(..., use_reentrant=False)``, and its output is the
-    input of the next segment. The result and all gradients computed from it equal those of
-    a plain forward through every layer, bit for bit.
+    input of the next segment. The result and all gradients computed from it, by
+    ``.backward()`` or by ``torch.autograd.grad``, equal those of a plain forward through
+    every layer, bit for bit.
 
     Args:
         layers: the stack of layers, applied in order.

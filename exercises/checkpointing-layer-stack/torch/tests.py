@@ -1,6 +1,12 @@
 """Tests for the PyTorch track of checkpointing-layer-stack.
 
 Every comparison is exact (rtol=0, atol=0): checkpointing must not change a single bit.
+
+Each test runs the learner's function once (twice in the test of short segments) and then
+a backward pass, and observes which layers ran in each phase, the output, the gradients
+and the bytes of activations autograd kept outside checkpointed regions. A backward pass
+that raises is an observation too ("backward pass: raised ..."), so that the record of
+the layers that ran before the error is still shown.
 """
 
 import torch
@@ -20,49 +26,95 @@ def mixed_stack(t, count, width=5):
     return t.counting_modules(nn.ModuleList(modules))
 
 
-def forward_and_backward(t, layers, x, segment_size):
-    """Call the learner's function, then backpropagate a loss, recording both phases."""
-    with t.recording("forward") as forward_calls, t.kept_for_backward(layers) as kept:
+def attempt(action):
+    """``"finished"`` when ``action()`` returns, otherwise what it raised (first line)."""
+    try:
+        action()
+    except Exception as error:  # a wrong graph raises during backward; that is the finding
+        lines = str(error).strip().splitlines()
+        return f"raised {type(error).__name__}: {lines[0] if lines else ''}".strip()
+    return "finished"
+
+
+def needs_grad(output):
+    return isinstance(output, torch.Tensor) and output.requires_grad
+
+
+def run_forward(t, layers, x, segment_size, label=""):
+    """Call the learner's function, recording the forward calls and the bytes kept."""
+    with t.recording("forward") as calls, t.kept_for_backward(layers) as kept:
         output = t.call("forward_with_checkpointing", layers, x, segment_size)
-    with t.recording("backward") as backward_calls:
-        if isinstance(output, torch.Tensor) and output.requires_grad:
-            (output**2).sum().backward()
-    return {
-        "output": output,
-        "calls during forward": forward_calls,
-        "calls during backward": backward_calls,
-        "gradients of layer parameters": t.grads(layers),
+    observed = {
+        f"output{label}": output,
+        f"calls during forward{label}": calls,
         # A second, independent view of the segments: the activations autograd holds for
         # backward outside checkpointed regions (only each segment's input, when every
         # layer runs inside a checkpoint).
-        "bytes autograd keeps for backward outside checkpointed segments": kept,
+        f"bytes autograd keeps for backward outside checkpointed segments{label}": kept,
     }
+    return output, observed
+
+
+def forward_and_backward(t, layers, x, segment_size, label=""):
+    """The forward call, then ``(output**2).sum().backward()``, both phases recorded."""
+    output, observed = run_forward(t, layers, x, segment_size, label)
+    status = "not run: the output does not require grad"
+    with t.recording("backward") as calls:
+        if needs_grad(output):
+            status = attempt(lambda: (output**2).sum().backward())
+    observed[f"calls during backward{label}"] = calls
+    observed[f"backward pass{label}"] = status
+    observed[f"gradients of layer parameters{label}"] = t.grads(layers)
+    if x.requires_grad:
+        observed[f"gradient of x{label}"] = x.grad
+    return observed
 
 
 @test("six linear layers in segments of two", example=True, hint=1, rtol=0, atol=0)
 def example_six_layers(t):
-    layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(6)])
+    layers = linear_stack(t, 6)
     x = torch.randn(2, 4, requires_grad=True)
-    output = t.call("forward_with_checkpointing", layers, x, segment_size=2)
-    return {"output shape": list(output.shape), "output": output}
+    with t.recording("forward") as forward_calls:
+        output = t.call("forward_with_checkpointing", layers, x, segment_size=2)
+    with t.recording("backward") as backward_calls:
+        if needs_grad(output):
+            (output**2).sum().backward()
+    return {
+        "calls during forward": forward_calls,
+        "calls during backward": backward_calls,
+        "output shape": list(output.shape),
+        "output": output,
+    }
 
 
 @test("backward re-runs each segment, last segment first", hint=1, rtol=0, atol=0)
 def segments_in_backward(t):
     layers = linear_stack(t, 6)
     x = torch.randn(3, 4, requires_grad=True)
-    observed = forward_and_backward(t, layers, x, 2)
-    observed["gradient of x"] = x.grad
-    return observed
+    return forward_and_backward(t, layers, x, 2)
 
 
-@test("a shorter last segment still runs and is checkpointed", hint=2, rtol=0, atol=0)
-def shorter_last_segment(t):
+@test(
+    "a shorter last segment, or one segment for the whole stack, runs and is checkpointed",
+    hint=1,
+    rtol=0,
+    atol=0,
+)
+def short_segments(t):
     layers = mixed_stack(t, 7)
     x = torch.randn(2, 5, requires_grad=True)
-    observed = forward_and_backward(t, layers, x, 3)
-    observed["gradient of x"] = x.grad
+    observed = forward_and_backward(t, layers, x, 3, " with 7 layers, segment_size=3")
+    layers = linear_stack(t, 4)
+    x = torch.randn(2, 4, requires_grad=True)
+    observed.update(forward_and_backward(t, layers, x, 10, " with 4 layers, segment_size=10"))
     return observed
+
+
+@test("segment_size 1 checkpoints every layer on its own", hint=1, rtol=0, atol=0)
+def one_layer_segments(t):
+    layers = mixed_stack(t, 5)
+    x = torch.randn(2, 5, requires_grad=True)
+    return forward_and_backward(t, layers, x, 1)
 
 
 @test("parameters get gradients when x does not require grad", hint=2, rtol=0, atol=0)
@@ -72,28 +124,44 @@ def input_without_grad(t):
     return forward_and_backward(t, layers, x, 2)
 
 
-@test("gradients flow through every segment boundary", hint=2, rtol=0, atol=0)
-def through_boundaries(t):
+@test(
+    "torch.autograd.grad reaches x and every parameter through every segment",
+    hint=2,
+    rtol=0,
+    atol=0,
+)
+def autograd_grad(t):
     layers = mixed_stack(t, 9, width=3)
     x = torch.randn(4, 3, requires_grad=True)
-    observed = forward_and_backward(t, layers, x, 3)
-    observed["gradient of x"] = x.grad
+    output, observed = run_forward(t, layers, x, 3)
+    names = ["x", *(name for name, _ in layers.named_parameters())]
+    inputs = [x, *layers.parameters()]
+    found = {}
+    status = "not run: the output does not require grad"
+
+    def gradients():
+        grads = torch.autograd.grad((output**2).sum(), inputs, allow_unused=True)
+        found.update(zip(names, grads, strict=True))
+
+    with t.recording("torch.autograd.grad") as calls:
+        if needs_grad(output):
+            status = attempt(gradients)
+    observed["calls during torch.autograd.grad"] = calls
+    observed["torch.autograd.grad(loss, [x, *parameters])"] = status
+    observed["gradients from torch.autograd.grad"] = found or None
     return observed
 
 
-@test("segment_size larger than the stack gives a single segment", hint=2, rtol=0, atol=0)
-def one_big_segment(t):
-    layers = linear_stack(t, 4)
-    x = torch.randn(2, 4, requires_grad=True)
-    observed = forward_and_backward(t, layers, x, 10)
-    observed["gradient of x"] = x.grad
-    return observed
-
-
-@test("segment_size 1 checkpoints every layer on its own", hint=1, rtol=0, atol=0)
-def one_layer_segments(t):
-    layers = mixed_stack(t, 5)
-    x = torch.randn(2, 5, requires_grad=True)
-    observed = forward_and_backward(t, layers, x, 1)
-    observed["gradient of x"] = x.grad
-    return observed
+@test(
+    "backward rebuilds each segment from its own layers, with the same random numbers",
+    hint=3,
+    rtol=0,
+    atol=0,
+)
+def rebuilds_same_segment(t):
+    width = 6
+    kinds = [nn.Linear, nn.Dropout, nn.Linear, nn.Tanh, nn.Linear, nn.Dropout, nn.Linear, nn.Tanh]
+    modules = [nn.Linear(width, width) if k is nn.Linear else k() for k in kinds]
+    layers = t.counting_modules(nn.ModuleList(modules))  # training mode: dropout is random
+    x = torch.randn(5, width, requires_grad=True)
+    return forward_and_backward(t, layers, x, 3)

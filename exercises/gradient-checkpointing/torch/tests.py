@@ -1,4 +1,10 @@
-"""Tests for the PyTorch track of gradient-checkpointing."""
+"""Tests for the PyTorch track of gradient-checkpointing.
+
+The hidden tests sweep fixed sets of checkpoint lists: empty, ``[0]``, the last layer, every
+layer, unsorted lists, lists with repeats, and a one-layer network, recomputing every
+``layer_idx`` of each. Forward rules (copies, no graph) point at hint 1, the choice of the
+starting checkpoint at hint 2, the autograd rules of the recompute at hint 3.
+"""
 
 import torch
 from torch import nn
@@ -8,6 +14,9 @@ from graders.testing import test
 # The four layers of the statement's example.
 EXAMPLE_FNS = [lambda a: a * 2, lambda a: a + 1, lambda a: a * 3, lambda a: a - 1]
 
+# Parameter-free layers that keep their input's dtype (for float64 inputs).
+PLAIN_FNS = [torch.tanh, lambda a: a * 2.0 + 1.0, torch.sin, lambda a: a - a.mean()]
+
 
 def add_one_in_place(a):
     return a.add_(1.0)
@@ -15,6 +24,15 @@ def add_one_in_place(a):
 
 def triple_in_place(a):
     return a.mul_(3.0)
+
+
+IN_PLACE_FNS = [
+    add_one_in_place,
+    lambda a: a * 2.0,
+    add_one_in_place,
+    triple_in_place,
+    add_one_in_place,
+]
 
 
 def linear_stack(t, count, width=3):
@@ -31,20 +49,77 @@ def linear_stack(t, count, width=3):
 def saved_dict(layers, x, indices, requires_grad=False):
     """A dict shaped like the one checkpoint_forward returns, built without the learner.
 
-    With ``requires_grad`` every saved tensor is a leaf that requires grad."""
+    Its entries come in the order of ``indices`` (after ``-1``): the statement leaves the
+    order open. With ``requires_grad`` every saved tensor is a leaf that requires grad."""
     saved = {-1: x}
     with torch.no_grad():
         h = x
         for i, layer in enumerate(layers):
             h = layer(h)
-            if i in indices:
-                saved[i] = h
+            saved.update({i: h for c in indices if c == i})
+    saved = {c: saved[c] for c in [-1, *indices]}
     return {k: v.detach().clone().requires_grad_(requires_grad) for k, v in saved.items()}
 
 
 def backward_if_possible(value):
     if isinstance(value, torch.Tensor) and value.requires_grad:
         value.sum().backward()
+
+
+def network_name(layers):
+    return " in a one-layer network" if len(layers) == 1 else ""
+
+
+def forward_each(t, cases):
+    """Run checkpoint_forward on each (layers, x, indices, note); observe all it gives."""
+    observed = {}
+    for layers, x, indices, note in cases:
+        where = f"with the list {indices}{network_name(layers)}{note}"
+        with t.recording("forward") as calls:
+            output, saved = t.call("checkpoint_forward", layers, x, list(indices))
+        observed[f"calls during forward {where}"] = calls
+        observed[f"saved {where}"] = saved
+        observed[f"output {where}"] = output
+    return observed
+
+
+def recompute_each(t, cases):
+    """Recompute each (layers, x, indices, layer indices) from a dict built by the test.
+
+    Values only (``t.values``): the autograd flags are the business of other tests."""
+    observed = {}
+    for layers, x, indices, layer_indices in cases:
+        saved = saved_dict(layers, x, indices)
+        where = f"with the list {indices}{network_name(layers)}"
+        for k in layer_indices:
+            with t.recording(f"recompute of layer {k}") as calls:
+                value = t.call("checkpoint_recompute", layers, saved, list(indices), k)
+            observed[f"calls when recomputing layer {k} {where}"] = calls
+            observed[f"activation {k} {where}"] = t.values(value)
+    return observed
+
+
+def recompute_with_grads(t, layers, x, indices, k, requires_grad, no_grad=False):
+    """Recompute layer k, backpropagate from the result when it needs a gradient, and
+    observe the result's autograd flags and which saved tensors and parameters got a .grad.
+
+    ``t.call`` clones the saved tensors it passes; a clone of a tensor that requires grad
+    passes gradients back to it, so the .grad observed is that of the tensors built here.
+    With ``no_grad`` the call is made inside ``torch.no_grad()``."""
+    saved = saved_dict(layers, x, indices, requires_grad=requires_grad)
+    with torch.set_grad_enabled(not no_grad), t.recording(f"recompute of layer {k}") as calls:
+        value = t.call("checkpoint_recompute", layers, saved, list(indices), k)
+    backward_if_possible(value)
+    where = f"layer {k} with the list {indices}"
+    observed = {
+        f"calls when recomputing {where}": calls,
+        f"activation {k} with the list {indices}": value,
+    }
+    for key, tensor in saved.items():
+        observed[f"saved[{key}].grad after recomputing {where}"] = tensor.grad
+    if isinstance(layers, nn.Module):
+        observed[f"grad of the parameters after recomputing {where}"] = t.grads(layers)
+    return observed
 
 
 @test("forward keeps the input and the outputs of layers 1 and 3", example=True, hint=1)
@@ -63,96 +138,126 @@ def example_recompute(t):
     return {"activation 2": value, "calls during recompute": calls}
 
 
-@test("forward records no graph and saves exactly the input and the checkpoints", hint=1)
+@test(
+    "forward records no graph and saves exactly the input and the checkpoints",
+    hint=1,
+    exact_dtype=True,
+)
 def forward_without_graph(t):
     layers = linear_stack(t, 5)
     x = torch.randn(2, 3, requires_grad=True)
     with t.recording("forward") as calls:
         output, saved = t.call("checkpoint_forward", layers, x, [1, 3])
-    return {
-        "output": output,
-        "saved keys": t.keys(saved),
-        "saved": saved,
-        "calls during forward": calls,
-    }
+    observed = {"calls during forward": calls, "saved": saved, "output": output}
+    # Inference tensors (torch.inference_mode) cannot be used by a later recompute.
+    for key in (-1, 1, 3):
+        tensor = saved.get(key) if isinstance(saved, dict) else None
+        if isinstance(tensor, torch.Tensor):
+            observed[f"saved[{key}] is an inference tensor"] = tensor.is_inference()
+        else:
+            observed[f"saved[{key}] is an inference tensor"] = None
 
-
-@test("saved tensors are clones (layers that work in place)", hint=1)
-def clones(t):
-    layers = t.counting_layers(
-        [add_one_in_place, lambda a: a * 2.0, add_one_in_place, triple_in_place, add_one_in_place]
+    x64 = torch.linspace(-1.0, 1.0, 6, dtype=torch.float64).reshape(2, 3).requires_grad_()
+    observed.update(
+        forward_each(
+            t,
+            [
+                (linear_stack(t, 5), x, [], ""),
+                (linear_stack(t, 5), x, [0], ""),
+                (linear_stack(t, 5), x, [4], ""),
+                (linear_stack(t, 5), x, [3, 1], ""),
+                (linear_stack(t, 5), x, [2, 0, 0], ""),
+                (linear_stack(t, 5), x, [4, 3, 2, 1, 0], ""),
+                (linear_stack(t, 1), x, [0, 0], ""),
+                (t.counting_layers(PLAIN_FNS), x64, [2, 1], " (float64 input)"),
+            ],
+        )
     )
+    return observed
+
+
+@test("saved tensors are clones (layers that work in place)", hint=1, exact_dtype=True)
+def clones(t):
+    layers = t.counting_layers(IN_PLACE_FNS)
     x = torch.tensor([1.0, -2.0, 0.5])
     output, saved = t.call("checkpoint_forward", layers, x, [0, 2, 4])
     output_before = t.values(output)
     output.add_(100.0)  # the caller changes the returned output in place
-    return {"output": output_before, "saved after the output was changed in place": saved}
+    observed = {"output": output_before, "saved after the output was changed in place": saved}
+
+    # float64, an unsorted list with a repeat, and the last layer not checkpointed.
+    layers = t.counting_layers(IN_PLACE_FNS)
+    x = torch.tensor([[0.25, -1.0], [2.0, 0.5]], dtype=torch.float64)
+    output, saved = t.call("checkpoint_forward", layers, x, [3, 1, 3])
+    output_before = t.values(output)
+    output.mul_(-7.0)
+    observed["output with the list [3, 1, 3]"] = output_before
+    observed["saved with the list [3, 1, 3] after the output was changed in place"] = saved
+    return observed
 
 
-@test("empty and unsorted checkpoint lists", hint=2)
-def empty_and_unsorted(t):
+@test("recompute ignores the order of the checkpoint list and its repeats", hint=2)
+def unsorted_and_repeated(t):
     layers = linear_stack(t, 6)
     x = torch.randn(2, 3)
-    _, saved_none = t.call("checkpoint_forward", layers, x, [])
-    _, saved_unsorted = t.call("checkpoint_forward", layers, x, [4, 1])
-    observed = {
-        "saved keys with an empty list": t.keys(saved_none),
-        "saved with an empty list": saved_none,
-        "saved keys with the list [4, 1]": t.keys(saved_unsorted),
-        "saved with the list [4, 1]": saved_unsorted,
-    }
-    for indices, k in [([], 3), ([4, 1], 3), ([4, 1], 5)]:
-        saved = saved_dict(layers, x, indices)
-        with t.recording("recompute") as calls:
-            value = t.call("checkpoint_recompute", layers, saved, indices, k)
-        observed[f"activation {k} with the list {indices}"] = t.values(value)
-        observed[f"calls when recomputing layer {k} with the list {indices}"] = calls
-    return observed
+    every = range(len(layers))
+    return recompute_each(
+        t,
+        [
+            (layers, x, [], every),
+            (layers, x, [4, 1], every),
+            (layers, x, [5, 0, 3], every),
+            (layers, x, [2, 4, 2], every),
+        ],
+    )
 
 
 @test("recompute runs only the layers after the nearest checkpoint strictly below", hint=2)
 def nearest_checkpoint(t):
     layers = linear_stack(t, 8)
     x = torch.randn(2, 3)
-    indices = [1, 4, 6]
-    saved = saved_dict(layers, x, indices)
-    observed = {}
-    for k in range(len(layers)):  # includes the checkpointed layers 1, 4 and 6
-        with t.recording(f"recompute of layer {k}") as calls:
-            value = t.call("checkpoint_recompute", layers, saved, indices, k)
-        observed[f"activation {k}"] = t.values(value)
-        observed[f"calls when recomputing layer {k}"] = calls
-    return observed
+    every = range(len(layers))  # includes the checkpointed layers
+    one = linear_stack(t, 1)
+    return recompute_each(
+        t,
+        [
+            (layers, x, [1, 4, 6], every),
+            (layers, x, [0], every),
+            (layers, x, [0, 5], every),
+            (layers, x, [7], every),
+            (one, x, [], [0]),
+            (one, x, [0], [0]),
+        ],
+    )
 
 
 @test("recomputed activation is attached to the graph of its checkpoint and layers", hint=3)
 def attached_to_graph(t):
-    layers = linear_stack(t, 6)
     x = torch.randn(2, 3)
-    indices = [1, 3]
-    saved = saved_dict(layers, x, indices, requires_grad=True)
-    with t.recording("recompute") as calls:
-        value = t.call("checkpoint_recompute", layers, saved, indices, 5)
-    backward_if_possible(value)
-    return {
-        "recomputed activation 5": value,
-        "calls during recompute": calls,
-        "gradients of saved activations": {k: v.grad for k, v in saved.items()},
-        "gradients of layer parameters": t.grads(layers),
-    }
+    observed = {}
+    # Linear layers; every saved tensor requires grad: from checkpoint 3, from the input
+    # (the caller's x gets the gradient), from checkpoint 0.
+    observed.update(recompute_with_grads(t, linear_stack(t, 6), x, [1, 3], 5, True))
+    observed.update(recompute_with_grads(t, linear_stack(t, 4), x, [], 2, True))
+    observed.update(recompute_with_grads(t, linear_stack(t, 4), x, [0, 2], 1, True))
+    # No parameters: attached to the starting tensor when it requires grad, to nothing
+    # (no grad_fn, requires_grad=False) when it does not.
+    one = torch.tensor([1.0, -0.5])
+    observed.update(recompute_with_grads(t, t.counting_layers(EXAMPLE_FNS), one, [0], 3, True))
+    observed.update(recompute_with_grads(t, t.counting_layers(EXAMPLE_FNS), one, [1], 2, False))
+    return observed
 
 
 @test("recompute records a graph even when called inside torch.no_grad()", hint=3)
 def inside_no_grad(t):
-    layers = linear_stack(t, 5)
-    x = torch.randn(4, 3)
-    indices = [1]
-    saved = saved_dict(layers, x, indices)
-    with torch.no_grad(), t.recording("recompute") as calls:
-        value = t.call("checkpoint_recompute", layers, saved, indices, 3)
-    backward_if_possible(value)
-    return {
-        "recomputed activation 3": value,
-        "calls during recompute": calls,
-        "gradients of layer parameters": t.grads(layers),
-    }
+    # t.call clones the saved tensors where it is called, here under torch.no_grad(), so
+    # the clones never require grad: what is left to observe is the layers' own graph.
+    cases = [
+        (linear_stack(t, 5), torch.randn(4, 3), [1], 3),
+        (linear_stack(t, 3), torch.randn(4, 3), [], 1),
+        (linear_stack(t, 4), torch.randn(4, 3), [0, 3], 2),
+    ]
+    observed = {}
+    for layers, x, indices, k in cases:
+        observed.update(recompute_with_grads(t, layers, x, indices, k, False, no_grad=True))
+    return observed

@@ -1,0 +1,12 @@
+"""Stops the range of segment starts at len(layers) - segment_size, losing the last segment."""
+
+import torch
+from torch import nn
+from torch.utils.checkpoint import checkpoint
+
+
+def forward_with_checkpointing(layers: nn.ModuleList, x: torch.Tensor, segment_size: int):
+    for start in range(0, max(len(layers) - segment_size, 1), segment_size):
+        segment = nn.Sequential(*layers[start : start + segment_size])
+        x = checkpoint(segment, x, use_reentrant=False)
+    return x
