@@ -67,11 +67,14 @@ def test_the_runner_ties_each_observation_to_the_call_it_came_from():
     first = t.call("recompute", layers, {}, [1], 0)
     with t.recording("second") as calls:
         second = t.call("recompute", layers, {}, [1], 1)
-    notes = runner.call_notes(t, {"first": first, "second": second, "calls": calls, "n": 1.0})
-    assert notes["call_of"] == {"first": 0, "second": 1, "calls": 1}
+    with t.recording("backward") as later:  # no call inside: goes on from the last one
+        pass
+    observed = {"first": first, "second": second, "calls": calls, "later": later, "n": 1.0}
+    notes = runner.call_notes(t, observed)
+    assert notes["call_of"] == {"first": 0, "second": 1, "calls": 1, "later": 1}
     assert notes["failed_call"] == 1
     calls_seen, origins, failed = feedback.read_calls(json.loads(json.dumps(notes)))
-    assert origins == {"first": 0, "second": 1, "calls": 1} and failed == 1
+    assert origins == notes["call_of"] and failed == 1
     assert calls_seen[0].render({"recompute": ("layers", "saved", "indices", "k")}) == (
         "recompute(layers, saved, [1], k=0)"
     )
