@@ -15,6 +15,7 @@ from graders.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from graders.grading import Grader
+    from graders.mutants import MutantReport
 
 SYMBOLS = {Status.PASS: "PASS", Status.FAIL: "FAIL", Status.ERROR: "ERROR"}
 
@@ -35,6 +36,12 @@ def _parser() -> argparse.ArgumentParser:
     validate = sub.add_parser("validate", help="prove every exercise's tests work")
     validate.add_argument("slugs", nargs="*", metavar="SLUG")
     validate.add_argument("--json", action="store_true")
+    validate.add_argument(
+        "--mutants",
+        action="store_true",
+        help="also grade single-point mutants of each reference on its hidden tests and "
+        "list those that survive (takes minutes; does not change the exit code)",
+    )
 
     new = sub.add_parser("new", help="scaffold a new exercise package")
     new.add_argument("slug", help="the folder name, like row-softmax")
@@ -124,10 +131,21 @@ def _validate(args: argparse.Namespace) -> int:
     grader = _grader()
     for slug in args.slugs:
         grader.catalog.get(slug)
+    if args.mutants:
+        _check_explanations(grader, args.slugs)  # a broken mutants.toml stops us at once
+    mutants: dict[tuple[str, str], MutantReport] = {}
     with grader:
         reports = validate(grader, args.slugs or None)
+        if args.mutants:
+            mutants = _run_mutants(grader, [(r.exercise, r.track) for r in reports])
     if args.json:
-        print(json.dumps([r.as_dict() for r in reports], indent=2))
+        rows = []
+        for r in reports:
+            row = r.as_dict()
+            if (r.exercise, r.track) in mutants:
+                row["mutants"] = mutants[r.exercise, r.track].as_dict()
+            rows.append(row)
+        print(json.dumps(rows, indent=2))
     else:
         for r in reports:
             head = "ok  " if r.ok else "FAIL"
@@ -148,9 +166,86 @@ def _validate(args: argparse.Namespace) -> int:
                 print(f"  warning: {w}")
             for p in r.problems:
                 print(f"  problem: {p}")
+            if (r.exercise, r.track) in mutants:
+                print(format_mutants(mutants[r.exercise, r.track]))
+        if mutants:
+            print(_mutant_totals(list(mutants.values())))
         bad = sum(not r.ok for r in reports)
         print(f"{len(reports) - bad}/{len(reports)} tracks valid")
+    # Survivors are reported, not failures: the exit code is validation's alone.
     return 0 if all(r.ok for r in reports) else 1
+
+
+def _check_explanations(grader: Grader, slugs: list[str]) -> None:
+    from graders.mutants import load_explanations
+
+    exercises = [grader.catalog.get(s) for s in slugs] if slugs else list(grader.catalog)
+    for exercise in exercises:
+        for track in exercise.tracks.values():
+            load_explanations(track.folder)
+
+
+def _run_mutants(
+    grader: Grader, tracks: list[tuple[str, str]]
+) -> dict[tuple[str, str], MutantReport]:
+    from graders.mutants import analyse_track
+
+    interactive = sys.stderr.isatty()
+    out = {}
+    for number, (slug, track) in enumerate(tracks, start=1):
+        label = f"mutants {number}/{len(tracks)}: {slug} [{track}]"
+        print(f"{label}: grading the reference's mutants on the hidden tests", file=sys.stderr)
+        last = [-1]
+
+        def progress(done: int, total: int, label: str = label, last: list[int] = last) -> None:
+            # A counter in place on a terminal; in a log, a line per tenth (and the end).
+            step = max(1, total // 10)
+            if interactive:
+                end = "\n" if done == total else ""
+                print(f"\r  {done}/{total}", end=end, file=sys.stderr, flush=True)
+            elif done and (done == total or done // step != last[0] // step):
+                print(f"  {label}: {done}/{total}", file=sys.stderr, flush=True)
+            last[0] = done
+
+        report = analyse_track(grader, grader.catalog.get(slug), track, progress)
+        out[slug, track] = report
+        print(
+            f"  {label}: {report.mutants} mutants, {len(report.killed)} killed, "
+            f"{len(report.survivors)} survived, in {report.seconds:.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )
+    return out
+
+
+def format_mutants(report: MutantReport) -> str:
+    """The mutant part of a track's validate report: counts, then each unexplained
+    survivor with its diff, then each explained one with its reason."""
+    head = f"       mutants: {_count(report.mutants, 'mutant')}"
+    if report.not_analysed:
+        return f"{head}, not run: {report.not_analysed}"
+    lines = [
+        f"{head}, {len(report.killed)} killed, {len(report.survivors)} survived "
+        f"({len(report.explained)} explained, {len(report.unexplained)} unexplained)"
+        + (f", {len(report.skipped)} skipped" if report.skipped else "")
+    ]
+    for survivor in report.unexplained:
+        lines.append(f"       survivor {survivor.id}")
+        lines += [f"           {line}" for line in survivor.diff.splitlines()]
+    for survivor in report.explained:
+        lines.append(f"       explained {survivor.id}: {survivor.reason}")
+    lines += [f"  warning: {w}" for w in report.warnings]
+    return "\n".join(lines)
+
+
+def _mutant_totals(reports: list[MutantReport]) -> str:
+    survivors = [s for r in reports for s in r.survivors]
+    unexplained = sum(s.reason is None for s in survivors)
+    return (
+        f"mutants: {sum(r.mutants for r in reports)} in {_count(len(reports), 'track')}, "
+        f"{sum(len(r.killed) for r in reports)} killed, {len(survivors)} survived, "
+        f"{unexplained} unexplained"
+    )
 
 
 def _new(args: argparse.Namespace) -> int:
