@@ -254,10 +254,10 @@ def check_verdict(path: Path, expect: dict[str, str], result: dict[str, Any]) ->
         assert result["status"] != "pass", describe(result)
         assert result["passed"] < result["total"], describe(result)
     if "message~" in expect:
-        assert re.search(expect["message~"], result["message"]), describe(result)
+        assert re.search(expect["message~"], result["message"], re.M), describe(result)
     if "test_message~" in expect:
         assert result["tests"], describe(result)
-        assert re.search(expect["test_message~"], result["tests"][0]["message"]), describe(result)
+        assert re.search(expect["test_message~"], result["tests"][0]["message"], re.M), describe(result)
     if expect.get("truncated") == "yes":
         for test in result["tests"]:
             assert test["output"].endswith(TRUNCATION_MARKER), test["output"][-200:]

@@ -1,5 +1,5 @@
 """Recurses without end (Python-level recursion limit)."""
-# expect: status=fail test_message~="^maximum recursion depth exceeded \(line \d+\)$"
+# expect: status=fail test_message~="^maximum recursion depth exceeded \(line \d+(: [^\n]*)?\)$"
 
 
 def double(x):

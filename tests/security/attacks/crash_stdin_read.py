@@ -1,5 +1,5 @@
 """Reads stdin (input(), sys.stdin.read(), os.read(0)), hoping to block forever."""
-# expect: status=fail test_message~="^your code raised EOFError: EOF when reading a line \(line \d+\)$"
+# expect: status=fail test_message~="^your code raised EOFError: EOF when reading a line \(line \d+(: [^\n]*)?\)$"
 import os
 import sys
 

@@ -1,5 +1,5 @@
 """Returns a list and a dict that contain themselves."""
-# expect: status=fail test_message~="^the value double returned cannot be checked: it is nested more than 32 levels deep$"
+# expect: status=fail test_message~="^the value double\(x\) returned cannot be checked: it is nested more than 32 levels deep$"
 
 
 def double(x):

@@ -1,5 +1,5 @@
 """Allocates and touches a 16 GiB NumPy array."""
-# expect: status=fail test_message~="^memory limit of 512 MiB exceeded \(line \d+\)$"
+# expect: status=fail test_message~="^memory limit of 512 MiB exceeded \(line \d+(: [^\n]*)?\)$"
 import numpy as np
 
 

@@ -1,5 +1,5 @@
 """Allocates Python bytearrays far past the memory limit."""
-# expect: status=fail test_message~="^memory limit of 512 MiB exceeded \(line \d+\)$"
+# expect: status=fail test_message~="^memory limit of 512 MiB exceeded \(line \d+(: [^\n]*)?\)$"
 
 
 def double(x):

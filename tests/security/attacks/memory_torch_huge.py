@@ -1,5 +1,5 @@
 """Allocates a 16 GiB torch tensor."""
-# expect: status=fail test_message~="^memory limit of 512 MiB exceeded \(line \d+\)$"
+# expect: status=fail test_message~="^memory limit of 512 MiB exceeded \(line \d+(: [^\n]*)?\)$"
 import torch
 
 

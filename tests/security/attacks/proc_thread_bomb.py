@@ -1,5 +1,5 @@
 """Starts threads (default stack size) until it cannot, then re-raises the failure."""
-# expect: status=fail test_message~="^your code raised RuntimeError: can't start new thread \(line \d+\)$"
+# expect: status=fail test_message~="^your code raised RuntimeError: can't start new thread \(line \d+(: [^\n]*)?\)$"
 import threading
 
 

@@ -9,7 +9,7 @@ the thread count, and this attack may pass (or time out in CPython's thread star
 under memory pressure). As any other user RLIMIT_NPROC binds and it must fail.
 """
 # expect-as-root: status=(pass|fail)
-# expect: status=fail test_message~="^(timed out after 3 s|your code raised RuntimeError: can't start new thread \(line \d+\)|memory limit of 512 MiB exceeded.*)$"
+# expect: status=fail test_message~="^(timed out after 3 s|your code raised RuntimeError: can't start new thread \(line \d+(: [^\n]*)?\)|memory limit of 512 MiB exceeded.*)$"
 import threading
 
 

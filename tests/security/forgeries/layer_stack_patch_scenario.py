@@ -20,7 +20,7 @@ _recording, _kept = T.Scenario.recording, T.Scenario.kept_for_backward
 def recording(self, phase):
     with _recording(self, phase) as calls:
         yield calls
-        if phase == "backward":
+        if phase in ("backward", "torch.autograd.grad"):
             n, size = SHAPE["n"], SHAPE["size"]
             for start in reversed(range(0, n, size)):
                 for i in range(start, min(start + size, n)):

@@ -11,19 +11,24 @@ import torch
 
 
 def forward_with_checkpointing(layers, x, segment_size):
-    inputs = []
+    inputs, rng = [], {}
+    starts = list(range(0, len(layers), segment_size))
     h = x
-    for layer in layers:
+    for i, layer in enumerate(layers):
+        if i in starts:
+            rng[i] = torch.get_rng_state()  # so that a replay draws the same dropout masks
         inputs.append(h.detach())
         h = layer(h)
-    starts = list(range(0, len(layers), segment_size))
 
     def replay(grad):
+        now = torch.get_rng_state()
         with torch.no_grad():
             for start in reversed(starts):
+                torch.set_rng_state(rng[start])
                 z = inputs[start]
                 for layer in layers[start : start + segment_size]:
                     z = layer(z)
+        torch.set_rng_state(now)
         return grad
 
     if h.requires_grad:
