@@ -257,7 +257,8 @@ def check_verdict(path: Path, expect: dict[str, str], result: dict[str, Any]) ->
         assert re.search(expect["message~"], result["message"], re.M), describe(result)
     if "test_message~" in expect:
         assert result["tests"], describe(result)
-        assert re.search(expect["test_message~"], result["tests"][0]["message"], re.M), describe(result)
+        first_message = result["tests"][0]["message"]
+        assert re.search(expect["test_message~"], first_message, re.M), describe(result)
     if expect.get("truncated") == "yes":
         for test in result["tests"]:
             assert test["output"].endswith(TRUNCATION_MARKER), test["output"][-200:]
