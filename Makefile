@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint format bench validate clean editor-notice
+.PHONY: install run test test-fast lint format bench validate clean editor-notice
 
 install: $(STAMP)
 
@@ -42,6 +42,10 @@ run: install
 
 test: install
 	$(BIN)/python -m pytest
+
+# Everything that needs no sandbox, browser or server process: the loop while you work.
+test-fast: install
+	$(BIN)/python -m pytest -m "not sandbox" -q
 
 lint: install
 	$(BIN)/ruff check .

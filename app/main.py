@@ -1,4 +1,4 @@
-"""Assembles the app: settings, the grader's worker pools, the store, routers, pages."""
+"""Assembles the app: settings, the grader (catalog and backend), the store, routers, pages."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from app.middleware import SecurityMiddleware
 from app.routers import drafts, exercises, health, instructor, pages, submissions
 from app.service import Service
 from app.store import Store
+from graders.backend import GradingBackend
 from graders.grading import Grader
 from graders.reload import watch_catalog
 from graders.settings import ROOT, Settings, get_settings
@@ -35,12 +36,13 @@ def _static_version() -> str:
     return digest.hexdigest()[:10]
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, backend: GradingBackend | None = None) -> FastAPI:
+    """The app; ``backend`` grades (by default the warm pools of this machine)."""
     settings = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        grader = Grader(settings)
+        grader = Grader(settings, backend=backend)
         await run_in_threadpool(grader.start)
         store = Store(settings.database_url)
         service = Service(settings, grader, store)
@@ -50,7 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         status = grader.status
         log.info(
             "Drill ready: sandbox=%s, %d workers, %d exercises",
-            status.backend if status else "?",
+            status.sandbox,
             settings.workers,
             len(service.exercises()),
         )

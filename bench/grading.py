@@ -117,7 +117,7 @@ def main() -> int:
             code = exercise.track(track).solution
             reference = grader.reference(exercise, track)
             names = reference.names(example=False)
-            limits = grader.limits(exercise)
+            limits = grader.local.limits(exercise)
             job = job_for(exercise, track, code, names, limits)
             frame = wire.pack(job.header, job.body)
 
@@ -147,7 +147,7 @@ def main() -> int:
                     "speedup_p50": round(statistics.median(cold) / statistics.median(warm), 1),
                 }
             )
-        backend = grader.status.backend
+        backend = grader.status.sandbox
 
     print(f"sandbox: {backend}; pool start-up {startup:.1f} s; {machine()}")
     header = (

@@ -105,7 +105,7 @@ def _grade(args: argparse.Namespace) -> int:
     if args.json:
         print(result.model_dump_json(indent=2))
     else:
-        print(format_result(result, grader.status.warning if grader.status else None))
+        print(format_result(result, grader.status.warning))
     return 0 if result.status == Status.PASS else 1
 
 

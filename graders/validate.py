@@ -103,8 +103,9 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
                 f"{exercise.slug}/statement.md: entry point {entry} is not named"
             )
     try:
-        assert grader._references is not None
-        reference = grader._references.compute(exercise, track)  # fresh: proves determinism now
+        store = grader.local.references
+        assert store is not None
+        reference = store.compute(exercise, track)  # fresh: proves determinism now
     except DrillError as exc:
         report.problems.append(str(exc))
         return report

@@ -8,10 +8,9 @@ from app.schemas import Health
 router = APIRouter(tags=["health"])
 
 
-@router.get("/healthz")
+@router.get("/healthz", response_model_exclude_none=True)
 @router.head("/healthz", include_in_schema=False)
 def healthz(service: ServiceDep) -> Health:
     """Liveness, the sandbox in use and the number of live workers."""
-    grader = service.grader
-    assert grader.status is not None and grader.pool is not None
-    return Health(status="ok", sandbox=grader.status.backend, workers=grader.pool.live_workers)
+    status = service.grader.status
+    return Health(status="ok", sandbox=status.sandbox, workers=status.workers)

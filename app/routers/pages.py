@@ -20,7 +20,7 @@ def render(request: Request, name: str, status_code: int = 200, **context: Any) 
     grader = app.state.service.grader
     base = {
         "csp_nonce": request.scope["state"]["csp_nonce"],
-        "sandbox_warning": grader.status.warning if grader.status else None,
+        "sandbox_warning": grader.status.warning,
         "static_version": app.state.static_version,
     }
     return app.state.templates.TemplateResponse(

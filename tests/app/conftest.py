@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
+from graders.backend import GradingBackend
 from graders.settings import ROOT
 from tests.conftest import TEST_EXERCISES, make_settings
 
@@ -25,8 +26,13 @@ def assert_error(response: Any, status: int, error: str, *words: str) -> dict:
     return body
 
 
-def client_for(tmp: Path, exercises: Path = ROOT / "exercises", **overrides: object) -> TestClient:
-    return TestClient(create_app(make_settings(tmp, exercises, **overrides)))
+def client_for(
+    tmp: Path,
+    exercises: Path = ROOT / "exercises",
+    backend: GradingBackend | None = None,
+    **overrides: object,
+) -> TestClient:
+    return TestClient(create_app(make_settings(tmp, exercises, **overrides), backend))
 
 
 @pytest.fixture(scope="module")

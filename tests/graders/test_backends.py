@@ -16,7 +16,7 @@ PASSING = (Path(__file__).parent / "cases" / "passing" / "submission.py").read_t
 
 def test_bwrap_is_used_when_it_works(test_grader: Grader) -> None:
     assert test_grader.status is not None
-    assert test_grader.status.backend == "bwrap" and test_grader.status.warning is None
+    assert test_grader.status.sandbox == "bwrap" and test_grader.status.warning is None
 
 
 def test_auto_falls_back_to_process_loudly(
@@ -27,7 +27,7 @@ def test_auto_falls_back_to_process_loudly(
     )
     with Grader(settings) as grader:
         assert grader.status is not None
-        assert grader.status.backend == "process"
+        assert grader.status.sandbox == "process"
         assert grader.status.warning is not None
         assert grader.status.warning.startswith(PROCESS_WARNING)
         assert "bubblewrap (bwrap) is not installed" in grader.status.warning

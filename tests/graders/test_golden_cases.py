@@ -17,7 +17,7 @@ CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_di
 @pytest.mark.sandbox
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_case(test_grader: Grader, case: Path) -> None:
-    assert test_grader.status is not None and test_grader.status.backend == "bwrap"
+    assert test_grader.status is not None and test_grader.status.sandbox == "bwrap"
     expected = json.loads((case / "expected.json").read_text())
     result = test_grader.grade("double", "numpy", (case / "submission.py").read_text(), "submit")
     got = {

@@ -150,20 +150,20 @@ def test_a_submission_cannot_find_a_reference_marker(tmp_path: Path) -> None:
 
 
 def test_selfcheck_finds_the_sandbox_tight(test_grader: Grader) -> None:
-    assert test_grader.pool is not None
-    assert test_grader.selfcheck(test_grader.pool) is None
+    assert test_grader.local.pool is not None
+    assert test_grader.local.selfcheck(test_grader.local.pool) is None
 
 
 def test_a_torch_job_imports_nothing_after_start_up(seed_grader: Grader) -> None:
     for slug in ("gradient-checkpointing", "checkpointing-layer-stack"):
         exercise = seed_grader.catalog.get(slug)
         reference = seed_grader.reference(exercise, "torch")
-        limits = seed_grader.limits(exercise)
+        limits = seed_grader.local.limits(exercise)
         job = job_for(
             exercise, "torch", exercise.track("torch").solution, reference.names(False), limits
         )
-        assert seed_grader.pool is not None
-        outcome = seed_grader.pool.run(job, limits)
+        assert seed_grader.local.pool is not None
+        outcome = seed_grader.local.pool.run(job, limits)
         done = [f.header for f in outcome.frames if f.header.get("type") == "done"]
         assert done and done[0]["imported"] == [], done
 
@@ -173,8 +173,8 @@ def test_a_killed_worker_is_replaced_and_the_next_job_passes(tmp_path: Path) -> 
     sleeper = "import time\n\ndef double(x):\n    time.sleep(30)\n"
     with Grader(make_settings(tmp_path, TEST_EXERCISES, workers=1)) as grader:
         assert grader.grade("double", "numpy", good, "submit").status == "pass"
-        assert grader.pool is not None
-        (worker,) = list(grader.pool._all)
+        assert grader.local.pool is not None
+        (worker,) = list(grader.local.pool._all)
         import threading
 
         def kill_soon() -> None:
@@ -189,7 +189,7 @@ def test_a_killed_worker_is_replaced_and_the_next_job_passes(tmp_path: Path) -> 
         assert result.status == "fail"
         assert "sandbox stopped" in result.tests[0].message
         assert grader.grade("double", "numpy", good, "submit").status == "pass"
-        assert grader.pool.live_workers == 1
+        assert grader.local.pool.live_workers == 1
 
 
 def test_a_late_kill_request_cannot_hit_the_next_job(tmp_path: Path) -> None:
@@ -197,8 +197,8 @@ def test_a_late_kill_request_cannot_hit_the_next_job(tmp_path: Path) -> None:
     good = (Path(__file__).parent / "cases" / "passing" / "submission.py").read_text()
     with Grader(make_settings(tmp_path, TEST_EXERCISES, workers=1)) as grader:
         assert grader.grade("double", "numpy", good, "submit").status == "pass"
-        assert grader.pool is not None
-        (worker,) = list(grader.pool._all)
+        assert grader.local.pool is not None
+        (worker,) = list(grader.local.pool._all)
         # The previous child has ended; a kill for it arrives late, then the next job.
         worker._send({"type": "kill", "pid": 2})
         worker._send({"type": "kill", "pid": -1})

@@ -36,7 +36,7 @@ def test_references_are_cached_by_content_hash(tmp_path: Path, exercises: Path) 
 
     with Grader(settings) as grader:  # same files: served from disk, no reference pool
         again = grader.reference(grader.catalog.get("double"), "numpy")
-        assert grader._reference_pool is None
+        assert grader.local._reference_pool is None
     assert again.key == first.key
 
     tests = _numpy(exercises) / "tests.py"

@@ -1,0 +1,103 @@
+"""A grading backend for tests of the web layer, honest about what it fakes.
+
+:class:`ReferenceOnlyBackend` starts no sandbox and runs no code. It reads each track's
+test names and options from ``tests.py`` by its syntax tree (as the server's Run filter
+does), and it grades by comparison of text: the reference solution passes every test,
+code that does not compile gets the real syntax-error verdict, and any other code fails
+every test with a message that says it was not run. Routes, the store, the pages and the
+limits in front of grading are real; whether a submission is *right* is not decided here.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from graders import verdicts
+from graders.backend import BackendStatus
+from graders.catalog import Exercise
+from graders.references import Reference, TestOptions
+from graders.results import GradeResult, Mode, Status, TestResult
+from graders.sandbox import JobLimits
+
+NOT_RUN = "not run: the fake grading backend of the tests passes only the reference solution"
+LIMITS = JobLimits(5, 10, 2**30, 65536, 64 * 2**20, 64)
+
+
+def declared_tests(tests_code: str) -> list[TestOptions]:
+    """The ``@test(...)`` declarations of a tests module, read without running it."""
+    found = []
+    for node in ast.parse(tests_code).body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Call) and getattr(decorator.func, "id", "") == "test":
+                options: dict[str, Any] = {
+                    k.arg: ast.literal_eval(k.value) for k in decorator.keywords
+                }
+                found.append(
+                    TestOptions(
+                        name=ast.literal_eval(decorator.args[0]),
+                        example=options.get("example", False),
+                        hint=options.get("hint"),
+                        rtol=options.get("rtol", 1e-5),
+                        atol=options.get("atol", 1e-8),
+                        exact_dtype=options.get("exact_dtype", False),
+                        reveal=options.get("reveal", "full"),
+                    )
+                )
+    return found
+
+
+class ReferenceOnlyBackend:
+    """See the module docstring. ``graded`` lists every (slug, track, mode) it was asked."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.graded: list[tuple[str, str, Mode]] = []
+
+    def start(self) -> None:
+        self.started = True
+
+    def close(self) -> None:
+        self.started = False
+
+    @property
+    def status(self) -> BackendStatus:
+        return BackendStatus(None, None, None)  # no sandbox, no workers: nothing runs
+
+    def reference(self, exercise: Exercise, track: str) -> Reference:
+        tests = declared_tests(exercise.track(track).tests)
+        return Reference(f"fake:{exercise.version}:{track}", tests, {})
+
+    def grade(self, exercise: Exercise, track: str, code: str, mode: Mode) -> GradeResult:
+        self.graded.append((exercise.slug, track, mode))
+        reference = self.reference(exercise, track)
+        names = reference.names(example=mode == "run")
+        ctx = verdicts.Context(exercise.slug, track, mode, names, reference, LIMITS)
+        try:
+            compile(code, "solution.py", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:
+            error = exc if isinstance(exc, SyntaxError) else SyntaxError(str(exc))
+            return verdicts.syntax_error(ctx, error)
+        right = code.strip() == exercise.track(track).solution.strip()
+        tests = [
+            TestResult(
+                name=name,
+                status=Status.PASS if right else Status.FAIL,
+                message="" if right else NOT_RUN,
+                hint=reference.options(name).hint,
+            )
+            for name in names
+        ]
+        passed = sum(t.status == Status.PASS for t in tests)
+        return GradeResult(
+            exercise=exercise.slug,
+            track=track,
+            mode=mode,
+            status=Status.PASS if right else Status.FAIL,
+            message=f"{passed}/{len(tests)} tests passed",
+            passed=passed,
+            total=len(tests),
+            tests=tests,
+        )
