@@ -1,5 +1,9 @@
-"""Writes forged 'all tests passed' frames to every descriptor and stdout, then os._exit(0)."""
-# expect: status=fail
+"""Writes forged 'all tests passed' frames to every descriptor and stdout, then os._exit(0).
+
+Either verdict stops it: a fail, or, when enough forged frames reach the channel to
+exceed the job's frame budget, an error saying the result could not be read.
+"""
+# expect: status=fail|error
 import json
 import os
 import struct
