@@ -17,11 +17,12 @@ from app import errors
 from app.middleware import SecurityMiddleware
 from app.routers import drafts, exercises, health, instructor, pages, submissions
 from app.service import Service
+from app.settings import AppSettings, get_app_settings
 from app.store import Store
 from graders.backend import GradingBackend
 from graders.grading import Grader
 from graders.reload import watch_catalog
-from graders.settings import ROOT, Settings, get_settings
+from graders.settings import ROOT
 
 log = logging.getLogger("drill.app")
 STATIC = ROOT / "static"
@@ -36,9 +37,11 @@ def _static_version() -> str:
     return digest.hexdigest()[:10]
 
 
-def create_app(settings: Settings | None = None, backend: GradingBackend | None = None) -> FastAPI:
+def create_app(
+    settings: AppSettings | None = None, backend: GradingBackend | None = None
+) -> FastAPI:
     """The app; ``backend`` grades (by default the warm pools of this machine)."""
-    settings = settings or get_settings()
+    settings = settings or get_app_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

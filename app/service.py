@@ -17,17 +17,17 @@ from app.errors import Invalid, NotFound, TooLarge
 from app.limits import Admission, RateLimiter
 from app.rendering import render_markdown
 from app.schemas import ExerciseDetail, ExerciseSummary, Hint, TrackInfo
+from app.settings import AppSettings
 from app.store import Store
 from graders.catalog import Exercise
 from graders.grading import Grader
 from graders.results import Mode
-from graders.settings import Settings
 
 log = logging.getLogger("drill.app")
 
 
 class Service:
-    def __init__(self, settings: Settings, grader: Grader, store: Store) -> None:
+    def __init__(self, settings: AppSettings, grader: Grader, store: Store) -> None:
         self.settings = settings
         self.grader = grader
         self.store = store

@@ -1,6 +1,7 @@
-"""All settings of Drill, from ``DRILL_*`` environment variables (one class, one place).
+"""The grading settings of Drill, from ``DRILL_*`` environment variables.
 
-Nothing else reads ``os.environ``.
+The web service adds its own (``app.settings.AppSettings``, a subclass); nothing else
+reads ``os.environ``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,18 +39,8 @@ class Settings(BaseSettings):
     output_bytes: int = Field(64 * 1024, ge=1024, le=16 * 1024 * 1024)
     result_mb: int = Field(64, ge=1, le=1024)
 
-    # The service
-    host: str = "127.0.0.1"
-    port: int = Field(8000, ge=1, le=65535)
-    max_code_bytes: int = Field(64 * 1024, ge=1024, le=1024 * 1024)
-    # Per client (address): a token bucket of submissions.
-    rate_per_minute: float = Field(60.0, gt=0)
-    rate_burst: int = Field(20, ge=1)
-    # Submissions waiting for or holding a worker; beyond this the service answers 503.
-    max_pending: int = Field(32, ge=1)
+    # Grading queue: how long a job may wait for a worker before it is not graded.
     queue_wait_seconds: float = Field(20.0, gt=0)
-    # Bearer token of the instructor dashboard (/instructor); unset or empty disables it.
-    instructor_token: SecretStr | None = None
     # Watch exercises_dir and serve instructors' edits without a restart (drill serve --reload).
     reload: bool = False
     reload_interval: float = Field(1.0, gt=0, le=60)  # seconds between two looks at the folder

@@ -11,13 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from app.settings import AppSettings
 from graders.grading import Grader
-from graders.settings import ROOT, Settings
+from graders.settings import ROOT
 
 TEST_EXERCISES = Path(__file__).parent / "graders" / "exercises"
 
 
-def make_settings(tmp: Path, exercises: Path, **overrides: object) -> Settings:
+def make_settings(tmp: Path, exercises: Path, **overrides: object) -> AppSettings:
+    """Settings for a grader or an app under test (the app's are a superset)."""
     values: dict[str, object] = {
         "exercises_dir": exercises,
         "var_dir": tmp,
@@ -25,7 +27,7 @@ def make_settings(tmp: Path, exercises: Path, **overrides: object) -> Settings:
         "workers": 2,
     }
     values.update(overrides)
-    return Settings(**values)  # type: ignore[arg-type]
+    return AppSettings(**values)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")

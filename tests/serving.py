@@ -47,7 +47,7 @@ def running_server(var: Path, port: int | None = None, **env: str) -> Iterator[S
     log_path = var / f"server-{port}.log"
     with log_path.open("ab") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "graders.cli", "serve", "--port", str(port)],
+            [sys.executable, "-m", "drill", "serve", "--port", str(port)],
             env=environment,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -27,7 +27,7 @@ def drill(*args: str, tmp: Path, **extra_env: str) -> subprocess.CompletedProces
         **extra_env,
     }
     return subprocess.run(
-        [sys.executable, "-m", "graders.cli", *args],
+        [sys.executable, "-m", "drill", *args],
         capture_output=True,
         text=True,
         env=env,

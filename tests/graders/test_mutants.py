@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from drill.cli import format_mutants
 from graders import mutants as mutants_module
 from graders.catalog import load_catalog
-from graders.cli import format_mutants
 from graders.errors import CatalogError
 from graders.grading import Grader
 from graders.mutants import (
@@ -474,7 +474,7 @@ def test_a_weak_test_lets_a_known_mutant_survive_and_a_strong_one_kills_it(
         "DRILL_EXERCISES_DIR": str(exercises),
     }
     done = subprocess.run(
-        [sys.executable, "-m", "graders.cli", "validate", "--mutants", "--json"],
+        [sys.executable, "-m", "drill", "validate", "--mutants", "--json"],
         capture_output=True,
         text=True,
         env=env,

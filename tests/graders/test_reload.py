@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from graders.cli import _parser, serve_settings
+from drill.cli import _parser, serve_settings
 from graders.errors import ReferenceFailure
 from graders.grading import Grader
 from graders.reload import CatalogWatcher, snapshot

@@ -11,7 +11,7 @@ NEEDLES = [
     ("@@SECRET_A@@", "@@SECRET_B@@"),
     ("--port\0", "@@SERVER_PORT@@"),
     ("@@VAR_DIR@@", ""),
-    ("graders.cli", "\0serve"),
+    ("drill", "\0serve"),
 ]
 
 

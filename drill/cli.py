@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from graders.errors import DrillError, UnknownExercise
 from graders.results import GradeResult, Status
-from graders.settings import Settings, get_settings
+from graders.settings import get_settings
 
 if TYPE_CHECKING:
+    from app.settings import AppSettings
     from graders.grading import Grader
     from graders.mutants import MutantReport
 
@@ -309,14 +310,16 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
-def serve_settings(args: argparse.Namespace) -> Settings:
+def serve_settings(args: argparse.Namespace) -> AppSettings:
     """The settings of ``drill serve``: the environment's, then the command line's."""
     overrides: dict[str, Any] = {
         k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None
     }
     if args.reload:  # our own reload of the catalog, not uvicorn's restart of the process
         overrides["reload"] = True
-    return Settings(**overrides)
+    from app.settings import AppSettings
+
+    return AppSettings(**overrides)
 
 
 def _serve(args: argparse.Namespace) -> int:
