@@ -115,7 +115,8 @@ def message(
     if hidden > 0:
         more = len(order) - 1
         where = f" in {more} other call{'s' if more > 1 else ''}" if more else ""
-        lines.append(f"…and {hidden} more observation{'s' if hidden > 1 else ''} differ{where}")
+        noun = "observations differ" if hidden > 1 else "observation differs"
+        lines.append(f"…and {hidden} more {noun}{where}")
     return "\n".join(lines)
 
 

@@ -20,8 +20,9 @@ from graders import verdicts
 from graders.backend import BackendStatus
 from graders.catalog import Exercise
 from graders.errors import SandboxError, SandboxUnavailable
-from graders.jobs import Job, job_for
-from graders.pool import JobOutcome, WorkerPool
+from graders.harness.wire import FrameType
+from graders.jobs import Job, JobOutcome, job_for
+from graders.pool import WorkerPool
 from graders.references import Reference, ReferenceStore
 from graders.results import GradeResult, Mode
 from graders.sandbox import (
@@ -138,14 +139,14 @@ class LocalBackend:
             listener.listen()
             job = Job(
                 {
-                    "type": "selfcheck",
+                    "type": FrameType.SELFCHECK,
                     "secret_paths": [str(p) for p in secrets],
                     "probe_port": listener.getsockname()[1],
                     "limits": self.limits().for_child(),
                 }
             )
             outcome = pool.run(job, self.limits())
-        frames = [f.header for f in outcome.frames if f.header.get("type") == "selfcheck"]
+        frames = [f.header for f in outcome.frames if f.header.get("type") == FrameType.SELFCHECK]
         if not frames:
             return f"the self-check job did not report (exit {outcome.exit_code})"
         report = frames[0]

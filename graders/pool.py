@@ -18,40 +18,36 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any
 
 from graders.errors import PoolBusy, WorkerLost
 from graders.harness import wire
-from graders.jobs import Job
+from graders.harness.wire import FrameType
+from graders.jobs import (  # re-exported: JobOutcome and the result limits lived here
+    FRAMES_BESIDES_TESTS,
+    MAX_RESULT_VALUES,
+    MAX_TESTS,
+    Job,
+    JobOutcome,
+    expected_tests,
+    result_budget,
+)
 from graders.sandbox import WORKER_ENV, JobLimits
 
 log = logging.getLogger("drill.pool")
 
+__all__ = [
+    "FRAMES_BESIDES_TESTS",
+    "MAX_RESULT_VALUES",
+    "MAX_TESTS",
+    "JobOutcome",
+    "WorkerPool",
+    "WorkerProcess",
+]
+
 CONTROL_MAX_BODY = 0  # control messages never carry a body
-# A result stream holds one frame per test plus "loaded", "code_loaded", "done" and at
-# most one error frame; MAX_TESTS applies when a job runs every test of a track.
-FRAMES_BESIDES_TESTS = 4
-MAX_TESTS = 1000
-# JSON values in all the headers of one result together (wire.count_values); bounds what
-# decoding them costs the server (docs/security.md, "Bounded results").
-MAX_RESULT_VALUES = 500_000
 KILL_GRACE = 3.0  # seconds a worker gets to report a killed child
 WATCH_INTERVAL = 0.5  # how often idle workers are checked for death
-
-
-@dataclass
-class JobOutcome:
-    """What came back from one job, before any verdict is made."""
-
-    frames: list[wire.Frame] = field(default_factory=list)
-    malformed: str | None = None  # why the result stream could not be read
-    exit_code: int | None = None  # negative: killed by that signal
-    killed_for: str | None = None  # "wall" or "result_size" when the server stopped it
-    cpu_seconds: float = 0.0
-    maxrss_kb: int = 0
-    worker_lost: bool = False
-    elapsed: float = 0.0
 
 
 class WorkerProcess:
@@ -83,7 +79,7 @@ class WorkerProcess:
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
         ready, _ = self._receive(time.monotonic() + timeout)
-        if ready.header.get("type") != "ready":
+        if ready.header.get("type") != FrameType.READY:
             raise WorkerLost(f"{self.name}: expected 'ready', got {ready.header.get('type')!r}")
         self.versions = {k: str(v) for k, v in dict(ready.header.get("versions", {})).items()}
         self.alive = True
@@ -147,7 +143,7 @@ class WorkerProcess:
             frame, used = wire.next_frame(self._buffer, CONTROL_MAX_BODY)
             if frame is not None:
                 self._buffer = self._buffer[used:]
-                if frame.header.get("type") != "spare":
+                if frame.header.get("type") != FrameType.SPARE:
                     return frame, []
                 # Only a spare child's message carries fds (its job and result pipes).
                 fds, self._fds = self._fds, []
@@ -181,14 +177,14 @@ class WorkerProcess:
         except WorkerLost:
             self.alive = False
             raise
-        if spare.header.get("type") == "tainted":
+        if spare.header.get("type") == FrameType.TAINTED:
             # Something changed the worker's limits or scheduling, which every child would
             # inherit (worker.check_untainted): it exits; the job goes to another worker.
             reason = spare.header.get("reason")
             self.tainted = reason[:2000] if isinstance(reason, str) else "no reason given"
             self.alive = False
             raise WorkerLost(self.describe_death())
-        if spare.header.get("type") != "spare" or len(fds) != 2:
+        if spare.header.get("type") != FrameType.SPARE or len(fds) != 2:
             for fd in fds:
                 _close(fd)
             self.alive = False
@@ -205,7 +201,7 @@ class WorkerProcess:
     def _expect_exit(self, deadline: float) -> wire.Frame:
         self._owes_exit = False
         frame, _ = self._receive(deadline)
-        if frame.header.get("type") != "exit":
+        if frame.header.get("type") != FrameType.EXIT:
             self.alive = False
             raise WorkerLost(f"{self.name}: protocol error, expected an exit report")
         return frame
@@ -239,18 +235,12 @@ class _Exchange:
         # ended can never hit the next job's child.
         self.child = child
         self.pending = memoryview(wire.pack(job.header, job.body))
-        tests = job.header.get("tests")
-        self.expected = len(tests) if isinstance(tests, list) else None
+        self.expected = expected_tests(job)
         self.outcome = JobOutcome()
         self.received = b""
         self.bytes_in = 0  # everything read from the result pipe, frames and all
         # Everything a child sends is charged before it is decoded (see wire.Budget).
-        self.budget = wire.Budget(
-            max_bytes=limits.result_bytes,
-            max_frames=(self.expected or MAX_TESTS) + FRAMES_BESIDES_TESTS,
-            max_header=limits.result_header_bytes,
-            max_values=MAX_RESULT_VALUES,
-        )
+        self.budget = result_budget(job, limits)
         self.tests_seen = 0
         self.complete = False
         self.eof = False
@@ -266,7 +256,7 @@ class _Exchange:
             if now >= deadline:
                 if outcome.killed_for is None:
                     outcome.killed_for = "wall"
-                    worker._send({"type": "kill", "pid": self.child})
+                    worker._send({"type": FrameType.KILL, "pid": self.child})
                     deadline = now + KILL_GRACE
                     continue
                 # No exit report after a kill: the worker is gone or wedged.
@@ -294,7 +284,7 @@ class _Exchange:
                     log.warning("%s", exc)
                     outcome.worker_lost = True
                     break
-                if frame.header.get("type") != "exit":
+                if frame.header.get("type") != FrameType.EXIT:
                     outcome.worker_lost = True
                     worker.alive = False
                     break
@@ -305,7 +295,7 @@ class _Exchange:
             # would wait KILL_GRACE for its exit report. The kill names this child; if it
             # already ended, the worker ignores the request.
             with contextlib.suppress(OSError):  # a dead worker shows up at the next job
-                worker._send({"type": "kill", "pid": self.child})
+                worker._send({"type": FrameType.KILL, "pid": self.child})
             worker._owes_exit = True
         outcome.elapsed = time.monotonic() - self.started
         if self.exit_frame is not None:
@@ -335,7 +325,7 @@ class _Exchange:
         self.bytes_in += len(chunk)
         if self.bytes_in > self.limits.result_bytes:
             self.outcome.killed_for = "result_size"
-            self.worker._send({"type": "kill", "pid": self.child})
+            self.worker._send({"type": FrameType.KILL, "pid": self.child})
             self.received = b""
             return
         try:
@@ -346,14 +336,14 @@ class _Exchange:
                 self.received = self.received[used:]
                 self.outcome.frames.append(frame)
                 kind = frame.header.get("type")
-                self.tests_seen += kind == "test"
-                if kind == "done" and self.expected is not None:
+                self.tests_seen += kind == FrameType.TEST
+                if kind == FrameType.DONE and self.expected is not None:
                     self.complete = self.tests_seen == self.expected
         except wire.WireError as exc:
             self.outcome.malformed = str(exc)
             self.received = b""
             # Nothing more it sends will be read: stop it now rather than at the time limit.
-            self.worker._send({"type": "kill", "pid": self.child})
+            self.worker._send({"type": FrameType.KILL, "pid": self.child})
 
 
 def _close(fd: int) -> None:

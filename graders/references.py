@@ -21,8 +21,8 @@ from graders.catalog import Exercise
 from graders.compare import Tolerance, compare
 from graders.errors import ReferenceFailure
 from graders.harness import wire
-from graders.jobs import Job, job_for
-from graders.pool import JobOutcome
+from graders.harness.wire import FrameType
+from graders.jobs import Job, JobOutcome, job_for
 from graders.sandbox import GRADERS, JobLimits
 
 log = logging.getLogger("drill.references")
@@ -178,12 +178,12 @@ def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Enco
     for frame in outcome.frames:
         h = frame.header
         kind = h.get("type")
-        if kind == "loaded":
+        if kind == FrameType.LOADED:
             try:
                 tests = [TestOptions.model_validate(t) for t in h.get("tests", [])]
             except ValidationError as exc:
                 raise ReferenceFailure(f"{where}: bad test options: {exc}") from None
-        elif kind == "test":
+        elif kind == FrameType.TEST:
             name = h.get("name")
             if h.get("status") != "ok":
                 error = h.get("error") or {}
@@ -193,9 +193,9 @@ def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Enco
                     f"{where}: the reference fails test {name!r}: {detail}\n{tb}"
                 )
             results[str(name)] = (h.get("obs"), frame.body)
-        elif kind == "done":
+        elif kind == FrameType.DONE:
             done = True
-        elif kind == "code_loaded":
+        elif kind == FrameType.CODE_LOADED:
             pass
         else:
             error = h.get("error") or {}

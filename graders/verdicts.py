@@ -16,7 +16,8 @@ from typing import Any
 from graders import feedback
 from graders.compare import differences
 from graders.harness import wire
-from graders.pool import JobOutcome
+from graders.harness.wire import FrameType
+from graders.jobs import JobOutcome
 from graders.references import Reference
 from graders.results import GradeResult, Mode, Status, TestResult, truncate_output
 from graders.sandbox import JobLimits
@@ -73,9 +74,9 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
     code_loaded = False
     for frame in outcome.frames:
         kind = frame.header.get("type")
-        if kind == "load_error":
+        if kind == FrameType.LOAD_ERROR:
             return ctx.error(_load_error_message(frame.header, ctx), duration)
-        if kind == "tampered":
+        if kind == FrameType.TAMPERED:
             return ctx.error(
                 "your code changed the grader's own code or a library function the tests "
                 f"rely on ({_text(frame.header.get('what'))[:300]}), so no observation of "
@@ -83,13 +84,13 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
                 "numpy or torch",
                 duration,
             )
-        if kind == "harness_error":
+        if kind == FrameType.HARNESS_ERROR:
             return ctx.error(
                 f"internal grading error: {_text(frame.header.get('message'))}", duration
             )
-        if kind == "code_loaded":
+        if kind == FrameType.CODE_LOADED:
             code_loaded = True
-        if kind == "test":
+        if kind == FrameType.TEST:
             name = frame.header.get("name")
             if name not in ctx.names or name in results:
                 return ctx.error(

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from graders.harness import runner
+from graders.harness.wire import FrameType
 
 TESTS = """
 import numpy as np
@@ -102,7 +103,7 @@ def prepare(limits: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
 
     code = compile(TESTS, runner.TESTS_FILENAME, "exec", dont_inherit=True)
     header = {
-        "type": "job",
+        "type": FrameType.JOB,
         "code": SOLUTION,
         "filename": "solution.py",
         "entry_points": ["forward", "stack", "fails"],

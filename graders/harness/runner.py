@@ -24,7 +24,7 @@ import numpy as np
 from graders import testing
 from graders.harness import integrity
 from graders.harness.encode import Encoder
-from graders.harness.wire import WireError, pack
+from graders.harness.wire import FrameType, WireError, pack
 
 try:
     import torch
@@ -203,6 +203,7 @@ def freeze_harness() -> None:
         records.Kept,
         encode.Encoder,
         integrity.Snapshot,
+        FrameType,  # the kinds this process writes: an enum whose members stay put
         Job,
         Capture,
         BoundedText,
@@ -250,16 +251,18 @@ class Job:
         try:
             tests = load_module("drill_tests", self.tests_code, TESTS_FILENAME, register=False)
         except BaseException as exc:
-            self.send({"type": "harness_error", "message": f"tests failed to load: {exc!r}"})
+            self.send(
+                {"type": FrameType.HARNESS_ERROR, "message": f"tests failed to load: {exc!r}"}
+            )
             return
         self.snapshot = job_snapshot(tests)
         specs = {spec.name: spec for spec in testing.REGISTRY}
-        self.send({"type": "loaded", "tests": [s.options() for s in testing.REGISTRY]})
+        self.send({"type": FrameType.LOADED, "tests": [s.options() for s in testing.REGISTRY]})
         with integrity.hidden_modules("graders", HARNESS_FOLDER):
             finished = self.run_code(specs)
         if finished:
             # Which modules the job had to import: proof that nothing heavy loads per job.
-            self.send({"type": "done", "imported": newly_imported()})
+            self.send({"type": FrameType.DONE, "imported": newly_imported()})
 
     def check_integrity(self) -> None:
         """Raise Tampered when learner code changed what the tests rely on."""
@@ -276,13 +279,13 @@ class Job:
             self.check_integrity()
         except integrity.Tampered as exc:
             self.capture.stop()
-            self.send({"type": "tampered", "what": str(exc)[:500]})
+            self.send({"type": FrameType.TAMPERED, "what": str(exc)[:500]})
             return False
         except BaseException as exc:
             output, truncated = self.capture.stop()
             self.send(
                 {
-                    "type": "load_error",
+                    "type": FrameType.LOAD_ERROR,
                     "error": describe_exception(exc, self.filename),
                     "output": output,
                     "output_truncated": truncated,
@@ -290,13 +293,13 @@ class Job:
             )
             return False
         load_output, _ = self.capture.stop()
-        self.send({"type": "code_loaded"})
+        self.send({"type": FrameType.CODE_LOADED})
 
         names = self.h["tests"] if self.h["tests"] is not None else list(specs)
         for name in names:
             spec = specs.get(name)
             if spec is None:
-                self.send({"type": "harness_error", "message": f"no test named {name!r}"})
+                self.send({"type": FrameType.HARNESS_ERROR, "message": f"no test named {name!r}"})
                 return False
             if not self.run_test(spec, module, load_output):
                 return False
@@ -311,7 +314,7 @@ class Job:
         seed_everything(spec.name)
         self.capture.start()
         started = time.perf_counter()
-        frame: dict[str, Any] = {"type": "test", "name": spec.name}
+        frame: dict[str, Any] = {"type": FrameType.TEST, "name": spec.name}
         body = b""
         try:
             observations = spec.scenario(scenario)
@@ -336,7 +339,7 @@ class Job:
                 frame["last_call"] = scenario.last_call
         except integrity.Tampered as exc:
             self.capture.stop()
-            self.send({"type": "tampered", "what": str(exc)[:500]})
+            self.send({"type": FrameType.TAMPERED, "what": str(exc)[:500]})
             return False
         except testing.MissingEntryPoint as exc:
             frame["status"] = "missing"

@@ -4,8 +4,10 @@ Nothing that crosses it is pickled. A frame is::
 
     b"DRL1" | header length (u32 LE) | body length (u64 LE) | header (UTF-8 JSON) | body
 
-The header is a JSON object. Arrays travel as raw bytes in the body; the header names
-them by ``{"t": "ndarray", "dtype": ..., "shape": ..., "buf": [offset, length]}``.
+The header is a JSON object whose ``"type"`` names the kind of frame: every kind is a
+member of :class:`FrameType`, defined here and nowhere else. Arrays travel as raw bytes
+in the body; the header names them by
+``{"t": "ndarray", "dtype": ..., "shape": ..., "buf": [offset, length]}``.
 Decoding checks every field, the nesting depth, the number of nodes and the sizes, so
 a frame written by hostile code is at worst rejected with :class:`WireError`.
 
@@ -20,6 +22,7 @@ import math
 import re
 import struct
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -35,6 +38,7 @@ MAX_STR = 1024 * 1024
 MAX_DIMENSION = 2**40
 MAX_INT_DIGITS = 80  # the encoder sends integers of at most 256 bits (78 digits) as numbers
 MAX_CALLS = 10_000  # entries of one call record (graders.testing.Calls)
+MAX_JOB = 4 * 1024 * 1024  # body of a job frame (the compiled tests module)
 
 # dtypes that may cross the wire; anything else is refused on both sides.
 DTYPES = frozenset(
@@ -59,6 +63,52 @@ DTYPES = frozenset(
 
 class WireError(ValueError):
     """A frame or a value that breaks the format or its limits."""
+
+
+class FrameType(StrEnum):
+    """Every kind of frame, by the name its header's ``"type"`` carries.
+
+    The one place these names are written: producers put a member in the header (JSON
+    writes it as its plain string), consumers compare ``header.get("type")`` with a
+    member (a member equals, and hashes as, its string). A name from a hostile child
+    that is none of these is simply not equal to any of them.
+    """
+
+    # The server to a sandbox child, on the job pipe.
+    JOB = "job"  # run tests against code (graders.jobs.job_for)
+    SELFCHECK = "selfcheck"  # the start-up canary; also the kind of the child's answer
+    # The warm worker and the server, on the control socket.
+    READY = "ready"  # worker: warmed up, with its library versions
+    SPARE = "spare"  # worker: a spare child, its job and result pipes attached
+    KILL = "kill"  # server: kill the named child
+    EXIT = "exit"  # worker: the named child ended (status, resource use)
+    TAINTED = "tainted"  # worker: its own state changed; it exits
+    # A sandbox child to the server, on the result pipe.
+    LOADED = "loaded"  # the tests module loaded: the tests' options
+    CODE_LOADED = "code_loaded"  # the submission's module loaded
+    TEST = "test"  # one test's observations
+    DONE = "done"  # every test asked for ran
+    LOAD_ERROR = "load_error"  # the submission's module raised while loading
+    TAMPERED = "tampered"  # learner code changed what the tests rely on
+    HARNESS_ERROR = "harness_error"  # the harness failed, not the learner
+
+
+JOB_FRAMES = frozenset({FrameType.JOB, FrameType.SELFCHECK})
+CONTROL_FRAMES = frozenset(
+    {FrameType.READY, FrameType.SPARE, FrameType.KILL, FrameType.EXIT, FrameType.TAINTED}
+)
+RESULT_FRAMES = frozenset(
+    {
+        FrameType.LOADED,
+        FrameType.CODE_LOADED,
+        FrameType.TEST,
+        FrameType.DONE,
+        FrameType.LOAD_ERROR,
+        FrameType.TAMPERED,
+        FrameType.HARNESS_ERROR,
+        FrameType.SELFCHECK,
+    }
+)
 
 
 # --- values as the server sees them -------------------------------------------------
@@ -106,6 +156,10 @@ class ObjectObs:
 class Frame:
     header: dict[str, Any]
     body: bytes = b""
+    # The header's bytes as they were read (empty for a frame built in code), so that a
+    # frame read from a stream is written on byte for byte (frame_bytes), and checked
+    # again under the same limits wherever it goes next.
+    raw_header: bytes = field(default=b"", repr=False, compare=False)
 
 
 # --- frames --------------------------------------------------------------------------
@@ -116,6 +170,16 @@ def pack(header: dict[str, Any], body: bytes = b"") -> bytes:
     if len(data) > MAX_HEADER:
         raise WireError(f"header of {len(data)} bytes exceeds {MAX_HEADER}")
     return _PREFIX.pack(MAGIC, len(data), len(body)) + data + body
+
+
+def frame_bytes(frame: Frame) -> bytes:
+    """The frame as it crosses the wire: its header's bytes as read when it was read from
+    a stream (byte for byte, so a reader charges it exactly as the first one did), else
+    its header packed."""
+    if not frame.raw_header:
+        return pack(frame.header, frame.body)
+    raw, body = frame.raw_header, frame.body
+    return _PREFIX.pack(MAGIC, len(raw), len(body)) + raw + body
 
 
 def parse_prefix(prefix: bytes, max_body: int) -> tuple[int, int]:
@@ -141,10 +205,22 @@ def _bounded_int(text: str) -> int:
     return int(text)
 
 
+def _finite_float(text: str) -> float:
+    # A number past the float range (1e400) would read as an infinity, which no encoder
+    # writes as a number and no header could be packed with again.
+    value = float(text)
+    if not math.isfinite(value):
+        raise WireError("header holds a number out of the float range")
+    return value
+
+
 def unpack_header(data: bytes) -> dict[str, Any]:
     try:
         header = json.loads(
-            data.decode("utf-8"), parse_constant=_no_constant, parse_int=_bounded_int
+            data.decode("utf-8"),
+            parse_constant=_no_constant,
+            parse_int=_bounded_int,
+            parse_float=_finite_float,
         )
     except WireError:
         raise
@@ -200,22 +276,23 @@ class Budget:
 
 
 def next_frame(
-    data: bytes, max_body: int, budget: Budget | None = None
+    data: bytes, max_body: int, budget: Budget | None = None, start: int = 0
 ) -> tuple[Frame | None, int]:
-    """The first complete frame of ``data`` and its length, or (None, 0).
+    """The first complete frame of ``data[start:]`` and its length, or (None, 0).
 
     With a ``budget``, the frame is charged to it before its header is decoded."""
-    if len(data) < PREFIX_SIZE:
+    if len(data) - start < PREFIX_SIZE:
         return None, 0
-    header_len, body_len = parse_prefix(data[:PREFIX_SIZE], max_body)
-    end = PREFIX_SIZE + header_len + body_len
+    header_len, body_len = parse_prefix(data[start : start + PREFIX_SIZE], max_body)
+    header_start = start + PREFIX_SIZE
+    end = header_start + header_len + body_len
     if len(data) < end:
         return None, 0
-    raw = data[PREFIX_SIZE : PREFIX_SIZE + header_len]
+    raw = data[header_start : header_start + header_len]
     if budget is not None:
         budget.charge(raw, body_len)
     header = unpack_header(raw)
-    return Frame(header, data[PREFIX_SIZE + header_len : end]), end
+    return Frame(header, data[header_start + header_len : end], raw), end - start
 
 
 def split_frames(
@@ -237,9 +314,10 @@ def read_frame(read: Any, max_body: int) -> Frame | None:
     if prefix is None:
         return None
     header_len, body_len = parse_prefix(prefix, max_body)
-    header = unpack_header(_read_exact(read, header_len) or b"")
+    raw = _read_exact(read, header_len) or b""
+    header = unpack_header(raw)
     body = _read_exact(read, body_len) or b"" if body_len else b""
-    return Frame(header, body)
+    return Frame(header, body, raw)
 
 
 def _read_exact(read: Any, n: int, allow_eof: bool = False) -> bytes | None:

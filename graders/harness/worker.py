@@ -35,8 +35,9 @@ import sys
 from typing import Any
 
 from graders.harness import integrity, prewarm, runner, wire
+from graders.harness.wire import FrameType
 
-MAX_JOB = 4 * 1024 * 1024
+MAX_JOB = wire.MAX_JOB
 MAX_FDS = 64
 PREWARM_LIMITS = {"output_bytes": 4096, "result_bytes": 1 << 20}
 # Built once in the warm worker (main); run by each spare child while it waits.
@@ -194,7 +195,7 @@ class Worker:
                 child_main(job_r, res_w, self.sandboxed)
             os.close(job_r)
             os.close(res_w)
-            self.send({"type": "spare", "pid": pid}, [job_w, res_r])
+            self.send({"type": FrameType.SPARE, "pid": pid}, [job_w, res_r])
             os.close(job_w)
             os.close(res_r)
             killed = self.wait(pid)
@@ -203,7 +204,7 @@ class Worker:
             self.reap_orphans()
             self.send(
                 {
-                    "type": "exit",
+                    "type": FrameType.EXIT,
                     "pid": pid,
                     "code": os.waitstatus_to_exitcode(status),
                     "killed": killed,
@@ -225,7 +226,7 @@ class Worker:
         with contextlib.suppress(OSError):
             print(f"drill worker tainted: {reason}", file=sys.stderr, flush=True)
         with contextlib.suppress(OSError):
-            self.send({"type": "tainted", "reason": reason})
+            self.send({"type": FrameType.TAINTED, "reason": reason})
         os._exit(TAINTED_EXIT)
 
     def wait(self, pid: int) -> bool:
@@ -247,7 +248,8 @@ class Worker:
                 # Only a kill naming this child counts: a late one for the previous
                 # child (which ended on its own meanwhile) must not hit this one.
                 if any(
-                    f.header.get("type") == "kill" and f.header.get("pid") == pid for f in frames
+                    f.header.get("type") == FrameType.KILL and f.header.get("pid") == pid
+                    for f in frames
                 ):
                     self.kill_child(pid)
                     killed = True
@@ -302,15 +304,17 @@ def child_main(job_r: int, res_w: int, sandboxed: bool) -> None:  # pragma: no c
             os._exit(0)
         header = frame.header
         limit(header["limits"])
-        if header.get("type") == "selfcheck":
+        if header.get("type") == FrameType.SELFCHECK:
             from graders.harness.selfcheck import run_selfcheck
 
-            os.write(res_w, wire.pack({"type": "selfcheck", **run_selfcheck(header)}))
+            os.write(res_w, wire.pack({"type": FrameType.SELFCHECK, **run_selfcheck(header)}))
         else:
             runner.Job(header, res_w, frame.body).run()
     except BaseException as exc:  # the harness failed, not the learner
         with contextlib.suppress(BaseException):
-            os.write(res_w, wire.pack({"type": "harness_error", "message": repr(exc)[:2000]}))
+            os.write(
+                res_w, wire.pack({"type": FrameType.HARNESS_ERROR, "message": repr(exc)[:2000]})
+            )
         code = 70
     os._exit(code)
 
@@ -409,5 +413,5 @@ def main(argv: list[str]) -> None:
     # What every child inherits, as it is before any job ran (Worker.check_untainted).
     global BASELINE
     BASELINE = worker.baseline = process_state()
-    worker.send({"type": "ready", "pid": os.getpid(), "versions": versions})
+    worker.send({"type": FrameType.READY, "pid": os.getpid(), "versions": versions})
     worker.serve()

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from graders import verdicts
 from graders.harness import wire
 from graders.harness.encode import Encoder
-from graders.pool import JobOutcome
+from graders.jobs import JobOutcome
 from graders.references import Reference, TestOptions
 from graders.results import CLIPPED_MARKER, MESSAGE_LIMIT, OUTPUT_LIMIT, TRUNCATION_MARKER
 from graders.sandbox import JobLimits

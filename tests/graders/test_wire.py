@@ -26,10 +26,12 @@ from graders.harness.wire import (
     ArrayObs,
     CallsObs,
     Frame,
+    FrameType,
     ObjectObs,
     TensorObs,
     WireError,
     decode_value,
+    frame_bytes,
     next_frame,
     pack,
     read_frame,
@@ -120,6 +122,33 @@ class TestFrames:
         frame, used = next_frame(data + b"trailing", MAX_BODY)
         assert frame == Frame({"a": 1}, b"body")
         assert used == len(data)
+
+    def test_next_frame_reads_from_an_offset(self):
+        first, second = pack({"a": 1}, b"x"), pack({"b": 2}, b"body")
+        frame, used = next_frame(first + second, MAX_BODY, start=len(first))
+        assert frame == Frame({"b": 2}, b"body")
+        assert used == len(second)
+        assert next_frame(first + second[:-1], MAX_BODY, start=len(first)) == (None, 0)
+
+    def test_a_frame_read_keeps_its_header_bytes_and_is_written_back_as_read(self):
+        raw = b'{ "type": "test", "s": "\xc3\xa9", "x": 1e5 }'
+        data = MAGIC + struct.pack("<IQ", len(raw), 2) + raw + b"ab"
+        for frame in (next_frame(data, MAX_BODY)[0], read_frame(io.BytesIO(data).read, MAX_BODY)):
+            assert frame is not None
+            assert frame.raw_header == raw
+            assert frame == Frame({"type": "test", "s": "é", "x": 100000.0}, b"ab")
+            assert frame_bytes(frame) == data
+        built = Frame({"type": FrameType.DONE}, b"z")
+        assert built.raw_header == b""
+        assert frame_bytes(built) == pack({"type": "done"}, b"z")
+
+    def test_a_number_past_the_float_range_is_refused(self):
+        # It would read as an infinity, which no header may hold (and none could be
+        # packed again with): the same as the JSON constant Infinity.
+        for number in (b"1e400", b"-1e400", b"1" * 400 + b".0"):
+            raw = b'{"type":"test","duration_ms":' + number + b"}"
+            with pytest.raises(WireError, match="out of the float range"):
+                next_frame(MAGIC + struct.pack("<IQ", len(raw), 0) + raw, MAX_BODY)
 
     def test_pack_refuses_a_header_over_the_limit(self):
         with pytest.raises(WireError, match=f"exceeds {MAX_HEADER}"):

@@ -22,8 +22,7 @@ import torch
 from graders import testing, verdicts
 from graders.catalog import load_catalog
 from graders.harness import encode, integrity, prewarm, records, runner, wire
-from graders.jobs import job_for
-from graders.pool import JobOutcome
+from graders.jobs import JobOutcome, job_for
 from graders.references import Reference, TestOptions
 from graders.sandbox import JobLimits
 from graders.settings import ROOT
