@@ -8,6 +8,7 @@ the Debian package creates), in a folder that user may enter.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import pwd
@@ -16,10 +17,21 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
+
+
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine on a loop of its own, in a thread of its own: the browser tests'
+    Playwright keeps an event loop running in the main thread for the whole session."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
 
 
 def free_port() -> int:

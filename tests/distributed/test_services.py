@@ -4,14 +4,12 @@ JSONB through SQLAlchemy and psycopg 3."""
 
 from __future__ import annotations
 
-import asyncio
-
 import nats
 import pytest
 import sqlalchemy as sa
 from nats.js.api import RetentionPolicy, StreamConfig
 
-from tests.services import nats_server, postgres_server
+from tests.services import nats_server, postgres_server, run_async
 
 pytestmark = pytest.mark.sandbox  # starts server processes: not part of make test-fast
 
@@ -35,7 +33,7 @@ def test_jetstream_work_queue_delivers_once_and_drops_a_duplicate() -> None:
         return [m.data for m in messages], info.state.messages
 
     with nats_server() as url:
-        received, left = asyncio.run(scenario(url))
+        received, left = run_async(scenario(url))
     assert received == [b"job 1"]
     assert left == 0  # a work queue forgets an acknowledged job
 
