@@ -228,41 +228,7 @@ def _open(
 
 
 def _load_meta(raw: bytes, what: str) -> dict[str, Any]:
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj = dict(items)
-        if len(obj) != len(items):
-            raise EnvelopeError(f"{what}: meta repeats a key in one object")
-        return obj
-
-    def constant(name: str) -> Any:
-        raise EnvelopeError(f"{what}: meta holds the JSON constant {name}")
-
-    def integer(text: str) -> int:
-        if len(text.lstrip("-")) > _INT_DIGITS:
-            raise EnvelopeError(f"{what}: meta holds an integer of more than {_INT_DIGITS} digits")
-        return int(text)
-
-    def number(text: str) -> float:
-        value = float(text)
-        if not math.isfinite(value):
-            raise EnvelopeError(f"{what}: meta holds a number out of the float range")
-        return value
-
-    try:
-        meta = json.loads(
-            raw.decode("utf-8"),
-            object_pairs_hook=pairs,
-            parse_constant=constant,
-            parse_int=integer,
-            parse_float=number,
-        )
-    except EnvelopeError:
-        raise
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise EnvelopeError(f"{what}: meta is not valid JSON: {exc}") from None
-    if not isinstance(meta, dict):
-        raise EnvelopeError(f"{what}: meta is not a JSON object")
-    return meta
+    return wire.strict_json(raw, f"{what}: meta", EnvelopeError, _INT_DIGITS, unique_keys=True)
 
 
 # --- fields -----------------------------------------------------------------------------

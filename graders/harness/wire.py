@@ -194,41 +194,58 @@ def parse_prefix(prefix: bytes, max_body: int) -> tuple[int, int]:
     return header_len, body_len
 
 
-def _no_constant(name: str) -> Any:
-    # The encoder never writes NaN or Infinity as numbers (they travel as tagged strings).
-    raise WireError(f"header holds the JSON constant {name}")
+def strict_json(
+    data: bytes,
+    label: str = "header",
+    error: type[WireError] = WireError,
+    max_int_digits: int = MAX_INT_DIGITS,
+    unique_keys: bool = False,
+) -> dict[str, Any]:
+    """A JSON object read strictly: no NaN or Infinity, no number past the float range
+    (1e400 would read as an infinity, which no encoder writes as a number and nothing
+    could be packed with again), no integer longer than ``max_int_digits``, and with
+    ``unique_keys`` no key twice in one object. Every refusal is ``error``, worded
+    "<label> holds ..."."""
 
+    def constant(name: str) -> Any:
+        raise error(f"{label} holds the JSON constant {name}")
 
-def _bounded_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise WireError(f"header holds an integer of more than {MAX_INT_DIGITS} digits")
-    return int(text)
+    def integer(text: str) -> int:
+        if len(text.lstrip("-")) > max_int_digits:
+            raise error(f"{label} holds an integer of more than {max_int_digits} digits")
+        return int(text)
 
+    def number(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            raise error(f"{label} holds a number out of the float range")
+        return value
 
-def _finite_float(text: str) -> float:
-    # A number past the float range (1e400) would read as an infinity, which no encoder
-    # writes as a number and no header could be packed with again.
-    value = float(text)
-    if not math.isfinite(value):
-        raise WireError("header holds a number out of the float range")
-    return value
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) != len(items):
+            raise error(f"{label} repeats a key in one object")
+        return obj
 
-
-def unpack_header(data: bytes) -> dict[str, Any]:
     try:
-        header = json.loads(
+        value = json.loads(
             data.decode("utf-8"),
-            parse_constant=_no_constant,
-            parse_int=_bounded_int,
-            parse_float=_finite_float,
+            object_pairs_hook=pairs if unique_keys else None,
+            parse_constant=constant,
+            parse_int=integer,
+            parse_float=number,
         )
     except WireError:
         raise
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise WireError(f"header is not valid JSON: {exc}") from None
-    if not isinstance(header, dict):
-        raise WireError("header is not a JSON object")
-    return header
+        raise error(f"{label} is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise error(f"{label} is not a JSON object")
+    return value
+
+
+def unpack_header(data: bytes) -> dict[str, Any]:
+    return strict_json(data)
 
 
 # A JSON string, escapes included (an unrolled loop: linear, no backtracking).
