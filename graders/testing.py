@@ -238,13 +238,23 @@ class Scenario:
         if value is not None and type(value) not in (bool, int, float, str):
             self.origins[id(value)] = (value, call)
 
+    def _origin(self, value: Any) -> int | None:
+        origin = self.origins.get(id(value))
+        return origin[1] if origin is not None and origin[0] is value else None
+
+    def _inherit(self, derived: Any, source: Any) -> None:
+        """``derived`` (keys, values) came from the same call as ``source``."""
+        call = self._origin(source)
+        if call is not None:
+            self._came_from(derived, call)
+
     def call_of(self, value: Any) -> int | None:
         """The index in ``log`` of the call an observed value came from: the call that
         returned it (or the tuple it was part of), the call made inside the recording it
         is, the only call of the test; None when that cannot be told."""
-        origin = self.origins.get(id(value))
-        if origin is not None and origin[0] is value:
-            return origin[1]
+        call = self._origin(value)
+        if call is not None:
+            return call
         return 0 if len(self.log) == 1 else None
 
     def counting_layers(self, fns: Sequence[Callable[[Any], Any]]) -> list[Callable[[Any], Any]]:
@@ -327,9 +337,7 @@ class Scenario:
         keys = list(dict.keys(mapping))  # the dict's own keys, whatever its subclass says
         with contextlib.suppress(TypeError):
             keys = sorted(keys)
-        origin = self.origins.get(id(mapping))
-        if origin is not None and origin[0] is mapping:
-            self._came_from(keys, origin[1])
+        self._inherit(keys, mapping)
         return keys
 
     @staticmethod
@@ -347,9 +355,7 @@ class Scenario:
         """A tensor's values as a NumPy array, to compare values but not autograd flags."""
         if torch is not None and isinstance(x, torch.Tensor):
             values = x.detach().cpu().numpy().copy()
-            origin = self.origins.get(id(x))
-            if origin is not None and origin[0] is x:
-                self._came_from(values, origin[1])
+            self._inherit(values, x)
             return values
         return x
 
