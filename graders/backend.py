@@ -9,12 +9,18 @@ grading workers elsewhere. Tests of the web layer use a fake that says what it f
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from graders import verdicts
 from graders.catalog import Exercise
+from graders.errors import MachineLost
+from graders.jobs import Job, JobOutcome, job_for
 from graders.references import Reference
 from graders.results import GradeResult, Mode
+from graders.sandbox import JobLimits
 
 
 @dataclass(frozen=True)
@@ -26,6 +32,8 @@ class BackendStatus:
     sandbox: Literal["bwrap", "process"] | None
     workers: int | None  # warm workers able to take a job now, when this node knows
     warning: str | None = None  # why grading is less safe or slower than it should be
+    queue: Literal["nats"] | None = None  # how jobs reach workers elsewhere, if they do
+    healthy: bool = True  # False while grading cannot work (the queue is unreachable)
 
 
 class GradingBackend(Protocol):
@@ -42,6 +50,43 @@ class GradingBackend(Protocol):
         """The reference observations of this version of a track (computed once)."""
         ...
 
-    def grade(self, exercise: Exercise, track: str, code: str, mode: Mode) -> GradeResult:
-        """Grade ``code`` on the examples (``run``) or the hidden tests (``submit``)."""
+    def grade(
+        self, exercise: Exercise, track: str, code: str, mode: Mode, job_id: str | None = None
+    ) -> GradeResult:
+        """Grade ``code`` on the examples (``run``) or the hidden tests (``submit``).
+
+        ``job_id``: the submission's id, when it has one already (a queue uses it to drop
+        a second publish of the same job)."""
         ...
+
+
+def grade_with(
+    run: Callable[[Job, JobLimits], JobOutcome],
+    reference: Reference,
+    exercise: Exercise,
+    track: str,
+    code: str,
+    mode: Mode,
+    limits: JobLimits,
+) -> GradeResult:
+    """Grade ``code`` by running its job with ``run`` (a pool here, a queue elsewhere);
+    the verdict is built here, in the caller's process, from the reference it holds."""
+    started = time.perf_counter()
+    names = reference.names(example=mode == "run")
+    ctx = verdicts.Context(
+        exercise.slug, track, mode, names, reference, limits, exercise.track(track).parameters
+    )
+    try:
+        compile(code, "solution.py", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return verdicts.syntax_error(ctx, exc)
+    except ValueError as exc:  # e.g. null bytes
+        return verdicts.syntax_error(ctx, SyntaxError(str(exc)))
+    job = job_for(exercise, track, code, names, limits, examples_only=mode == "run")
+    try:
+        outcome = run(job, limits)
+    except MachineLost as exc:  # a verdict of the infrastructure, stored like any other
+        return ctx.error(str(exc), round((time.perf_counter() - started) * 1000, 1))
+    result = verdicts.build(ctx, outcome)
+    result.duration_ms = round((time.perf_counter() - started) * 1000, 1)
+    return result

@@ -9,6 +9,8 @@
     └── SandboxError
         ├── SandboxUnavailable  bubblewrap is missing or the start-up self-check failed
         ├── PoolBusy            no worker became free in time
+        ├── QueueUnavailable    the grading queue is unreachable, full, or a job expired
+        ├── MachineLost         the machines grading a job were lost (an error verdict)
         └── WorkerLost          a worker died or broke protocol outside a learner's job
 """
 
@@ -44,6 +46,19 @@ class SandboxUnavailable(SandboxError):
 
 class PoolBusy(SandboxError):
     """Every worker stayed busy past the wait limit."""
+
+
+class QueueUnavailable(SandboxError):
+    """The job could not be graded now (broker down, stream full, waited too long); the
+    learner may try again after ``retry_after`` seconds. Nothing was graded or stored."""
+
+    def __init__(self, message: str, retry_after: int = 5) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class MachineLost(SandboxError):
+    """Every delivery of a job went to a grading machine that was lost mid-job."""
 
 
 class WorkerLost(SandboxError):

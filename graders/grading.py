@@ -12,7 +12,7 @@ import threading
 
 from graders.backend import BackendStatus, GradingBackend
 from graders.catalog import Catalog, Exercise, load_catalog
-from graders.errors import DrillError
+from graders.errors import DrillError, QueueUnavailable
 from graders.local import PROCESS_WARNING, LocalBackend
 from graders.references import Reference
 from graders.results import GradeResult, Mode
@@ -142,6 +142,9 @@ class Grader:
                         return  # shut down under it (its pools closed mid-run)
                     if not isinstance(exc, DrillError):
                         raise
+                    if isinstance(exc, QueueUnavailable):  # no reference worker yet: not
+                        log.warning("reference of %s [%s] not computed now: %s", slug, track, exc)
+                        continue  # the exercise's fault; the first request tries again
                     problem = f"{slug} [{track}] cannot be graded: {exc}"
                     log.error("%s", problem)
                     problems.append(problem)
@@ -155,7 +158,13 @@ class Grader:
         return self.backend.reference(exercise, track)
 
     def grade(
-        self, slug: str, track: str, code: str, mode: Mode, exercise: Exercise | None = None
+        self,
+        slug: str,
+        track: str,
+        code: str,
+        mode: Mode,
+        exercise: Exercise | None = None,
+        job_id: str | None = None,
     ) -> GradeResult:
         """Grade ``code`` on the examples (``run``) or the hidden tests (``submit``).
 
@@ -164,4 +173,5 @@ class Grader:
         """
         if exercise is None:
             exercise = self.catalog.get(slug)
-        return self.backend.grade(exercise, track, code, mode)
+        exercise.track(track)  # UnknownExercise for a track it does not have
+        return self.backend.grade(exercise, track, code, mode, job_id)

@@ -11,19 +11,17 @@ from __future__ import annotations
 import logging
 import socket
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graders import verdicts
-from graders.backend import BackendStatus
+from graders.backend import BackendStatus, grade_with
 from graders.catalog import Exercise
 from graders.errors import SandboxError, SandboxUnavailable
 from graders.harness.wire import FrameType
-from graders.jobs import Job, JobOutcome, job_for
+from graders.jobs import Job, JobOutcome
 from graders.pool import WorkerPool
-from graders.references import Reference, ReferenceStore
+from graders.references import DiskCache, Reference, ReferenceStore
 from graders.results import GradeResult, Mode
 from graders.sandbox import (
     GRADERS,
@@ -32,6 +30,8 @@ from graders.sandbox import (
     JobLimits,
     bwrap_works,
     find_bwrap,
+    job_limits,
+    reference_limits,
     worker_command,
 )
 from graders.settings import Settings
@@ -70,7 +70,9 @@ class LocalBackend:
     def start(self) -> None:
         self.pool, self.sandbox = self._start_learner_pool()
         self.references = ReferenceStore(
-            self.settings.cache_dir, _LazyPool(self), self.reference_limits()
+            DiskCache(self.settings.cache_dir / "references"),
+            _LazyPool(self),
+            self.reference_limits(),
         )
 
     def close(self) -> None:
@@ -91,104 +93,21 @@ class LocalBackend:
         return BackendStatus(self.sandbox.backend, self.pool.live_workers, self.sandbox.warning)
 
     def _command(self, backend: Backend, role: str = "learner") -> Any:
-        bwrap = find_bwrap(self.settings.bwrap_path)
-        return lambda fd: worker_command(backend, fd, bwrap, role)
+        return pool_command(self.settings, backend, role)
 
     def _start_learner_pool(self) -> tuple[WorkerPool, SandboxStatus]:
-        s = self.settings
-        reason: str | None = None
-        if s.sandbox in ("auto", "bwrap"):
-            bwrap = find_bwrap(s.bwrap_path)
-            reason = bwrap_works(bwrap) if bwrap else "bubblewrap (bwrap) is not installed"
-            if reason is None:
-                pool = WorkerPool(
-                    self._command("bwrap"), s.workers, "learner", s.worker_start_timeout
-                )
-                try:
-                    pool.start()
-                    reason = self.selfcheck(pool)
-                except SandboxError as exc:
-                    reason = str(exc)
-                if reason is None:
-                    log.info("sandbox: bubblewrap, %d warm workers", s.workers)
-                    return pool, SandboxStatus("bwrap", None)
-                pool.close()
-            if s.sandbox == "bwrap":
-                raise SandboxUnavailable(
-                    f"DRILL_SANDBOX=bwrap but the sandbox is unusable: {reason}"
-                )
-        warning = PROCESS_WARNING + (f" (bubblewrap: {reason})" if reason else "")
-        log.warning(warning)
-        pool = WorkerPool(self._command("process"), s.workers, "learner", s.worker_start_timeout)
-        pool.start()
-        return pool, SandboxStatus("process", warning)
+        return start_checked_pool(self.settings, "learner", self.settings.workers)
 
     def selfcheck(self, pool: WorkerPool) -> str | None:
-        """Run the canary job; return what it could reach that it must not, or None."""
-        s = self.settings
-        secrets: list[str | Path] = [
-            s.exercises_dir,
-            s.var_dir,
-            GRADERS / "catalog.py",
-            GRADERS.parent / "app",
-        ]
-        if s.database_url.startswith("sqlite:///"):
-            secrets.append(s.database_url.removeprefix("sqlite:///"))
-        with socket.socket() as listener:  # a port of the host the canary must not reach
-            listener.bind(("127.0.0.1", 0))
-            listener.listen()
-            job = Job(
-                {
-                    "type": FrameType.SELFCHECK,
-                    "secret_paths": [str(p) for p in secrets],
-                    "probe_port": listener.getsockname()[1],
-                    "limits": self.limits().for_child(),
-                }
-            )
-            outcome = pool.run(job, self.limits())
-        frames = [f.header for f in outcome.frames if f.header.get("type") == FrameType.SELFCHECK]
-        if not frames:
-            return f"the self-check job did not report (exit {outcome.exit_code})"
-        report = frames[0]
-        allowed_env = set(WORKER_ENV) | {"LC_CTYPE", "PWD"}
-        problems = [
-            *(f"can see {p}" for p in report.get("visible_paths", [])),
-            *(f"can write to {p}" for p in report.get("writable", [])),
-            *(f"can reach the network ({n})" for n in report.get("network", [])),
-            *(
-                f"environment has {v}"
-                for v in report.get("environment", [])
-                if v not in allowed_env
-            ),
-        ]
-        if report.get("uid") == 0:
-            problems.append("runs as root")
-        return "; ".join(problems) or None
+        return selfcheck(self.settings, pool)
 
     # --- limits ---
 
     def limits(self, exercise: Exercise | None = None) -> JobLimits:
-        s = self.settings
-        own = exercise.meta.limits if exercise else None
-        return JobLimits(
-            cpu_seconds=(own.cpu_seconds if own and own.cpu_seconds else s.cpu_seconds),
-            wall_seconds=(own.wall_seconds if own and own.wall_seconds else s.wall_seconds),
-            memory_bytes=(own.memory_mb if own and own.memory_mb else s.memory_mb) * 2**20,
-            output_bytes=s.output_bytes,
-            result_bytes=s.result_mb * 2**20,
-            processes=s.processes,
-        )
+        return job_limits(self.settings, exercise)
 
     def reference_limits(self) -> JobLimits:
-        base = self.limits()
-        return JobLimits(
-            30,
-            120,
-            max(base.memory_bytes, 2 * 2**30),
-            base.output_bytes,
-            base.result_bytes,
-            base.processes,
-        )
+        return reference_limits(self.settings)
 
     # --- references ---
 
@@ -229,29 +148,94 @@ class LocalBackend:
 
     # --- grading ---
 
-    def grade(self, exercise: Exercise, track: str, code: str, mode: Mode) -> GradeResult:
+    def grade(
+        self, exercise: Exercise, track: str, code: str, mode: Mode, job_id: str | None = None
+    ) -> GradeResult:
         """Grade ``code`` on the examples (``run``) or the hidden tests (``submit``) of
         this version of the exercise."""
-        assert self.pool is not None, "start() first"
-        started = time.perf_counter()
-        exercise.track(track)
+        pool = self.pool
+        assert pool is not None, "start() first"
         reference = self.reference(exercise, track)
-        names = reference.names(example=mode == "run")
         limits = self.limits(exercise)
-        ctx = verdicts.Context(
-            exercise.slug, track, mode, names, reference, limits, exercise.track(track).parameters
+        return grade_with(pool.run, reference, exercise, track, code, mode, limits)
+
+
+def pool_command(settings: Settings, backend: Backend, role: str) -> Any:
+    bwrap = find_bwrap(settings.bwrap_path)
+    return lambda fd: worker_command(backend, fd, bwrap, role)
+
+
+def start_checked_pool(
+    settings: Settings, role: str, size: int, probe_port: int | None = None
+) -> tuple[WorkerPool, SandboxStatus]:
+    """A started pool of ``role`` workers in the sandbox the settings ask for, after its
+    self-check; the unsafe ``process`` fallback only where the settings allow it."""
+    s = settings
+    reason: str | None = None
+    if s.sandbox in ("auto", "bwrap"):
+        bwrap = find_bwrap(s.bwrap_path)
+        reason = bwrap_works(bwrap) if bwrap else "bubblewrap (bwrap) is not installed"
+        if reason is None:
+            pool = WorkerPool(pool_command(s, "bwrap", role), size, role, s.worker_start_timeout)
+            try:
+                pool.start()
+                reason = selfcheck(s, pool, probe_port)
+            except SandboxError as exc:
+                reason = str(exc)
+            if reason is None:
+                log.info("sandbox: bubblewrap, %d warm %s workers", size, role)
+                return pool, SandboxStatus("bwrap", None)
+            pool.close()
+        if s.sandbox == "bwrap":
+            raise SandboxUnavailable(f"DRILL_SANDBOX=bwrap but the sandbox is unusable: {reason}")
+    warning = PROCESS_WARNING + (f" (bubblewrap: {reason})" if reason else "")
+    log.warning(warning)
+    pool = WorkerPool(pool_command(s, "process", role), size, role, s.worker_start_timeout)
+    pool.start()
+    return pool, SandboxStatus("process", warning)
+
+
+def selfcheck(settings: Settings, pool: WorkerPool, probe_port: int | None = None) -> str | None:
+    """Run the canary job; return what it could reach that it must not, or None.
+
+    ``probe_port``: a port on this machine's loopback the canary must not reach (a
+    grading worker passes its broker's); by default one opened for the purpose."""
+    s = settings
+    secrets: list[str | Path] = [
+        s.exercises_dir,
+        s.var_dir,
+        GRADERS / "catalog.py",
+        GRADERS.parent / "app",
+    ]
+    if s.database_url.startswith("sqlite:///"):
+        secrets.append(s.database_url.removeprefix("sqlite:///"))
+    with socket.socket() as listener:  # a port of the host the canary must not reach
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        limits = job_limits(s)
+        job = Job(
+            {
+                "type": FrameType.SELFCHECK,
+                "secret_paths": [str(p) for p in secrets],
+                "probe_port": probe_port or listener.getsockname()[1],
+                "limits": limits.for_child(),
+            }
         )
-        try:
-            compile(code, "solution.py", "exec", dont_inherit=True)
-        except SyntaxError as exc:
-            return verdicts.syntax_error(ctx, exc)
-        except ValueError as exc:  # e.g. null bytes
-            return verdicts.syntax_error(ctx, SyntaxError(str(exc)))
-        job = job_for(exercise, track, code, names, limits, examples_only=mode == "run")
-        outcome = self.pool.run(job, limits)
-        result = verdicts.build(ctx, outcome)
-        result.duration_ms = round((time.perf_counter() - started) * 1000, 1)
-        return result
+        outcome = pool.run(job, limits)
+    frames = [f.header for f in outcome.frames if f.header.get("type") == FrameType.SELFCHECK]
+    if not frames:
+        return f"the self-check job did not report (exit {outcome.exit_code})"
+    report = frames[0]
+    allowed_env = set(WORKER_ENV) | {"LC_CTYPE", "PWD"}
+    problems = [
+        *(f"can see {p}" for p in report.get("visible_paths", [])),
+        *(f"can write to {p}" for p in report.get("writable", [])),
+        *(f"can reach the network ({n})" for n in report.get("network", [])),
+        *(f"environment has {v}" for v in report.get("environment", []) if v not in allowed_env),
+    ]
+    if report.get("uid") == 0:
+        problems.append("runs as root")
+    return "; ".join(problems) or None
 
 
 class _LazyPool:

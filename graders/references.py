@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import threading
+from contextlib import AbstractContextManager, nullcontext
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -80,11 +81,60 @@ class JobRunner(Protocol):
     def run(self, job: Job, limits: JobLimits) -> JobOutcome: ...
 
 
-class ReferenceStore:
-    """Reference observations per (exercise version, track), memoised and on disk."""
+CachedReference = dict[str, Any]  # {"key", "tests", "results"}: JSON data, as stored
 
-    def __init__(self, cache_dir: Path, pool: JobRunner, limits: JobLimits) -> None:
-        self.cache_dir = cache_dir
+
+class ReferenceCache(Protocol):
+    """Where computed references are kept: a folder on one machine, or the shared
+    database, so that N web nodes compute each reference once, not N times."""
+
+    def load(self, key: str) -> CachedReference | None:
+        """The stored data of ``key``, or None."""
+        ...
+
+    def save(self, key: str, data: CachedReference) -> None: ...
+
+    def claim(self, key: str) -> AbstractContextManager[None]:
+        """Held while this node computes ``key``: another node that wants the same key
+        waits for it, then finds it stored (a no-op where there is one node)."""
+        ...
+
+
+class DiskCache:
+    """References as JSON files in one folder (one machine)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{key}.json"
+
+    def load(self, key: str) -> CachedReference | None:
+        try:
+            data = json.loads(self._path(key).read_text())
+        except FileNotFoundError:
+            return None
+        except ValueError as exc:
+            log.warning("ignoring a broken reference cache file %s: %s", self._path(key), exc)
+            return None
+        return data if isinstance(data, dict) else None
+
+    def save(self, key: str, data: CachedReference) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data))
+        os.replace(tmp, path)
+
+    def claim(self, key: str) -> AbstractContextManager[None]:
+        return nullcontext()  # one machine: ReferenceStore's own lock is enough
+
+
+class ReferenceStore:
+    """Reference observations per (exercise version, track), memoised and cached."""
+
+    def __init__(self, cache: ReferenceCache, pool: JobRunner, limits: JobLimits) -> None:
+        self.cache = cache
         self.pool = pool
         self.limits = limits
         self.salt = f"{_harness_hash()}|{_library_versions()}"
@@ -105,8 +155,11 @@ class ReferenceStore:
         with self._lock:  # one computation per key, even under concurrent requests
             ref = self._memo.get(key) or self._load(key)
             if ref is None:
-                ref = self.compute(exercise, track, key)
-                self._save(key, ref)
+                with self.cache.claim(key):  # and one across nodes sharing the cache
+                    ref = self._load(key)
+                    if ref is None:
+                        ref = self.compute(exercise, track, key)
+                        self.cache.save(key, _cached(key, ref))
             self._memo[key] = ref
             return ref
 
@@ -130,41 +183,33 @@ class ReferenceStore:
                 )
         return Reference(key, tests, results)
 
-    # --- disk cache ---
-
-    def _path(self, key: str) -> Path:
-        return self.cache_dir / "references" / f"{key}.json"
-
     def _load(self, key: str) -> Reference | None:
-        path = self._path(key)
+        data = self.cache.load(key)
+        if data is None:
+            return None
         try:
-            data = json.loads(path.read_text())
+            if data["key"] != key:
+                raise ValueError(f"it holds key {data['key']!r}")
             tests = [TestOptions.model_validate(t) for t in data["tests"]]
             results = {
                 name: (entry["obs"], base64.b64decode(entry["body"]))
                 for name, entry in data["results"].items()
             }
             return Reference(key, tests, results)
-        except FileNotFoundError:
-            return None
         except (ValueError, KeyError, TypeError, ValidationError, wire.WireError) as exc:
-            log.warning("ignoring a broken reference cache file %s: %s", path, exc)
+            log.warning("ignoring a broken cached reference %s: %s", key, exc)
             return None
 
-    def _save(self, key: str, ref: Reference) -> None:
-        data = {
-            "key": key,
-            "tests": [t.model_dump() for t in ref.tests],
-            "results": {
-                name: {"obs": node, "body": base64.b64encode(body).decode()}
-                for name, (node, body) in ref.encoded.items()
-            },
-        }
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data))
-        os.replace(tmp, path)
+
+def _cached(key: str, ref: Reference) -> CachedReference:
+    return {
+        "key": key,
+        "tests": [t.model_dump() for t in ref.tests],
+        "results": {
+            name: {"obs": node, "body": base64.b64encode(body).decode()}
+            for name, (node, body) in ref.encoded.items()
+        },
+    }
 
 
 def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Encoded]:

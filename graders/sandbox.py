@@ -15,9 +15,13 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from graders.errors import SandboxUnavailable
+
+if TYPE_CHECKING:
+    from graders.catalog import Exercise
+    from graders.settings import Settings
 
 Backend = Literal["bwrap", "process"]
 GRADERS = Path(__file__).resolve().parent
@@ -77,6 +81,33 @@ class JobLimits:
             "text_bytes": ENCODED_TEXT_BYTES,
             "processes": self.processes,
         }
+
+
+def job_limits(settings: Settings, exercise: Exercise | None = None) -> JobLimits:
+    """The limits of a learner's job: the settings', or the exercise's own."""
+    s = settings
+    own = exercise.meta.limits if exercise else None
+    return JobLimits(
+        cpu_seconds=(own.cpu_seconds if own and own.cpu_seconds else s.cpu_seconds),
+        wall_seconds=(own.wall_seconds if own and own.wall_seconds else s.wall_seconds),
+        memory_bytes=(own.memory_mb if own and own.memory_mb else s.memory_mb) * 2**20,
+        output_bytes=s.output_bytes,
+        result_bytes=s.result_mb * 2**20,
+        processes=s.processes,
+    )
+
+
+def reference_limits(settings: Settings) -> JobLimits:
+    """A reference's job: more time and memory (it runs every test twice, once)."""
+    base = job_limits(settings)
+    return JobLimits(
+        30,
+        120,
+        max(base.memory_bytes, 2 * 2**30),
+        base.output_bytes,
+        base.result_bytes,
+        base.processes,
+    )
 
 
 def find_bwrap(path: str = "bwrap") -> str | None:

@@ -41,6 +41,13 @@ class Settings(BaseSettings):
 
     # Grading queue: how long a job may wait for a worker before it is not graded.
     queue_wait_seconds: float = Field(20.0, gt=0)
+    # Distributed mode: the NATS JetStream server that carries jobs to `drill worker`s
+    # (nats://host:port). Empty: grade in this process's own pools.
+    queue: str = ""
+    queue_max_jobs: int = Field(1000, ge=1)  # jobs the stream holds; beyond it Submit is 503
+    # A worker that stops acknowledging a job for this long is taken for dead and the job
+    # goes to another (at most two deliveries in all).
+    queue_ack_wait: float = Field(10.0, ge=1, le=300)
     # Watch exercises_dir and serve instructors' edits without a restart (drill serve --reload).
     reload: bool = False
     reload_interval: float = Field(1.0, gt=0, le=60)  # seconds between two looks at the folder

@@ -51,30 +51,64 @@ def _wait_for_port(port: int, proc: subprocess.Popen[bytes], log: Path, what: st
     raise RuntimeError(f"{what} did not listen on port {port} within 20 s")
 
 
+NATS_MAX_PAYLOAD = 8 * 1024 * 1024  # deploy.md and compose.yaml say the same
+
+
+class NatsServer:
+    """A ``nats-server -js`` of our own on a fixed port and store folder, so a test can
+    stop it and start it again (the jobs in its file store survive, as in production)."""
+
+    def __init__(self) -> None:
+        self.binary = shutil.which("nats-server") or "/usr/sbin/nats-server"
+        self.folder = Path(tempfile.mkdtemp(prefix="drill-nats-"))
+        self.port = free_port()
+        self.url = f"nats://127.0.0.1:{self.port}"
+        self.config = self.folder / "nats.conf"
+        self.config.write_text(
+            f"listen: 127.0.0.1:{self.port}\n"
+            f"max_payload: {NATS_MAX_PAYLOAD}\n"
+            f'jetstream {{ store_dir: "{self.folder / "js"}" }}\n'
+        )
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        log = self.folder / "nats.log"
+        with log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                [self.binary, "-c", str(self.config)], stdout=out, stderr=subprocess.STDOUT
+            )
+        _wait_for_port(self.port, self.proc, log, "nats-server")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def nats_server() -> Iterator[str]:
     """A ``nats-server -js`` of our own; yields its URL."""
-    binary = shutil.which("nats-server") or "/usr/sbin/nats-server"
-    folder = Path(tempfile.mkdtemp(prefix="drill-nats-"))
-    port = free_port()
-    log = folder / "nats.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [binary, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(folder / "js")],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    with running_nats() as server:
+        yield server.url
+
+
+@contextlib.contextmanager
+def running_nats() -> Iterator[NatsServer]:
+    server = NatsServer()
     try:
-        _wait_for_port(port, proc, log, "nats-server")
-        yield f"nats://127.0.0.1:{port}"
+        server.start()
+        yield server
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        shutil.rmtree(folder, ignore_errors=True)
+        server.remove()
 
 
 @contextlib.contextmanager
