@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import ipaddress
+from collections.abc import Sequence
+from functools import lru_cache
 from typing import Annotated
 
 from fastapi import Depends, Request
 
 from app.service import Service
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def get_service(request: Request) -> Service:
@@ -21,7 +27,47 @@ def get_learner(request: Request) -> str:
 
 
 def get_client(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """The client's address, which the rate limits count by.
+
+    The peer's address, unless the peer is a trusted proxy (``DRILL_TRUSTED_PROXIES``):
+    then X-Forwarded-For is read from the right, each proxy having appended the address
+    it got the request from, and the first address that is not a trusted proxy is the
+    client. The entries left of it are whatever the client sent, so they are not read.
+    A header that does not parse is ignored whole: the peer is the client.
+    """
+    peer = request.client.host if request.client else "unknown"
+    networks = _networks(tuple(request.app.state.settings.trusted_proxies))
+    if not networks or not _trusted(_address(peer), networks):
+        return peer
+    # Several X-Forwarded-For headers are one list, in order (RFC 9110, 5.3).
+    entries = ",".join(request.headers.getlist("x-forwarded-for")).split(",")
+    chain = [_address(entry.strip()) for entry in entries]
+    if None in chain:  # no header, an empty entry, a port, a name: not what a proxy writes
+        return peer
+    for address in reversed(chain):
+        if not _trusted(address, networks):
+            return str(address)
+    return str(chain[0])  # every hop is ours: the first one is where it started
+
+
+@lru_cache(maxsize=8)
+def _networks(entries: tuple[str, ...]) -> tuple[Network, ...]:
+    return tuple(ipaddress.ip_network(entry, strict=False) for entry in entries)
+
+
+def _address(text: str) -> Address | None:
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    # A dual-stack socket shows IPv4 peers as ::ffff:a.b.c.d; compare them as IPv4.
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _trusted(address: Address | None, networks: Sequence[Network]) -> bool:
+    return address is not None and any(address in network for network in networks)
 
 
 ServiceDep = Annotated[Service, Depends(get_service)]

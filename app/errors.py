@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.store import StoreUnavailable
-from graders.errors import PoolBusy, ReferenceFailure, UnknownExercise
+from graders.errors import PoolBusy, QueueUnavailable, ReferenceFailure, UnknownExercise
 
 log = logging.getLogger("drill.app")
 
@@ -98,6 +98,10 @@ def install(app: FastAPI) -> None:
         return Unavailable(
             "all graders are busy; please try again in a few seconds", retry_after=5
         ).response()
+
+    @app.exception_handler(QueueUnavailable)
+    async def queue(_request: Request, exc: QueueUnavailable) -> Response:
+        return Unavailable(str(exc), retry_after=exc.retry_after).response()
 
     @app.exception_handler(StoreUnavailable)
     async def store(_request: Request, exc: StoreUnavailable) -> Response:

@@ -21,6 +21,7 @@ from app.settings import AppSettings, get_app_settings
 from app.store import Store
 from graders.backend import GradingBackend
 from graders.grading import Grader
+from graders.local import LocalBackend
 from graders.reload import watch_catalog
 from graders.settings import ROOT
 
@@ -37,6 +38,16 @@ def _static_version() -> str:
     return digest.hexdigest()[:10]
 
 
+def _default_backend(settings: AppSettings, store: Store) -> GradingBackend:
+    """The local pools, or with DRILL_QUEUE the workers behind the queue (this node then
+    starts no sandbox at all; references are kept in the shared database)."""
+    if settings.queue:
+        from graders.remote import RemoteBackend
+
+        return RemoteBackend(settings, store.reference_cache)
+    return LocalBackend(settings)
+
+
 def create_app(
     settings: AppSettings | None = None, backend: GradingBackend | None = None
 ) -> FastAPI:
@@ -45,18 +56,19 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        grader = Grader(settings, backend=backend)
+        store = await run_in_threadpool(Store, settings.database_url)
+        grader = Grader(settings, backend=backend or _default_backend(settings, store))
         await run_in_threadpool(grader.start)
-        store = Store(settings.database_url)
         service = Service(settings, grader, store)
         app.state.service = service
         threading.Thread(target=service.warm_references, daemon=True).start()
         watcher = watch_catalog(grader) if settings.reload else None  # instructors' edits
         status = grader.status
         log.info(
-            "Drill ready: sandbox=%s, %d workers, %d exercises",
-            status.sandbox,
-            settings.workers,
+            "Drill ready: %s, %d exercises",
+            f"jobs to workers through {settings.queue}"
+            if status.queue
+            else f"sandbox={status.sandbox}, {settings.workers} workers",
             len(service.exercises()),
         )
         try:

@@ -10,10 +10,13 @@ from graders.results import GradeResult
 
 
 class Health(BaseModel):
-    status: Literal["ok"]
+    # "degraded": the service answers, but cannot grade now (its queue is unreachable).
+    status: Literal["ok", "degraded"]
     # Absent when grading happens elsewhere (a remote backend, the tests' fake).
     sandbox: Literal["bwrap", "process"] | None = None
     workers: int | None = None
+    queue: Literal["nats"] | None = None  # present in distributed mode
+    problem: str | None = None  # what is degraded, when something is
 
 
 class ExerciseSummary(BaseModel):

@@ -8,9 +8,13 @@ or needs it.
 
 from __future__ import annotations
 
+import ipaddress
+import json
 from functools import lru_cache
+from typing import Annotated, Any
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import NoDecode
 
 from graders.settings import Settings
 
@@ -26,6 +30,33 @@ class AppSettings(Settings):
     max_pending: int = Field(32, ge=1)
     # Bearer token of the instructor dashboard (/instructor); unset or empty disables it.
     instructor_token: SecretStr | None = None
+    # The reverse proxies in front of the service: IPs or CIDRs (in the environment,
+    # comma-separated or a JSON list). Only a request from one of these has its
+    # X-Forwarded-For read: anyone else could write any address there. Empty: the peer
+    # is the client.
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.lstrip().startswith("["):
+            try:
+                return json.loads(value)  # a JSON list, pydantic-settings' usual form
+            except ValueError as exc:
+                raise ValueError(f"DRILL_TRUSTED_PROXIES: not a JSON list: {exc}") from None
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: list[str]) -> list[str]:
+        # Refused at start-up, not ignored at the first request: a typo here would trust
+        # nobody; an address with a prefix (10.1.2.3/8) may trust far more than meant.
+        try:
+            return [str(ipaddress.ip_network(entry)) for entry in value]
+        except ValueError as exc:
+            raise ValueError(f"DRILL_TRUSTED_PROXIES: {exc}") from None
 
 
 @lru_cache(maxsize=1)

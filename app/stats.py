@@ -1,9 +1,10 @@
-"""Statistics for the instructor dashboard: plain queries on the submission store.
+"""Statistics for the instructor dashboard: GROUP BY queries on the submission store.
 
 Only Submit rows (``mode == "submit"``) count: Run only tries the visible examples, so it
-says nothing about the hidden tests. Per-test numbers come from each stored result's
-``tests`` list (the result JSON as the API showed it), aggregated in Python; the counts
-per exercise and track are one portable GROUP BY. Every function is blocking: the routes
+says nothing about the hidden tests. Per-test numbers are aggregated by the database from
+``submission_tests``, one row per test of each stored result (see app.tables), so a page
+costs a few grouped queries, not a read of every stored result. The queries are portable
+SQL: SQLite and PostgreSQL give the same answers. Every function is blocking: the routes
 call them through the thread pool.
 """
 
@@ -13,24 +14,25 @@ import csv
 import hashlib
 import io
 import json
-from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 
-from app.store import Store, StoreUnavailable, SubmissionRow
+from app.store import Store, StoreUnavailable
+from app.tables import MESSAGE_CHARS as MESSAGE_CHARS  # the clip of stored failure messages
+from app.tables import SubmissionRow, SubmissionTestRow, clip
 
 SUBMIT = "submit"
 TOP_FAILURES = 10
 RECENT = 20
-# What the pages show of text a submission controls: a stored failure message or code can
-# be huge (a hostile submission), and the pages must stay small whatever the grader kept.
-MESSAGE_CHARS = 1_000
+# What the pages show of code a submission controls: it can be huge (a hostile
+# submission), and the pages must stay small. Failure messages are clipped to
+# MESSAGE_CHARS when they are stored.
 CODE_PREVIEW_CHARS = 20_000  # far above a real solution; the JSON export has all of it
-CLIPPED = "…"
 CSV_BATCH = 500
 CSV_COLUMNS = (  # also the JSON export's keys
     "id",
@@ -48,6 +50,8 @@ CSV_COLUMNS = (  # also the JSON export's keys
 )
 WHOLE_RUN: str | None = None  # the "test" of a failure that stopped the whole run
 
+S, T = SubmissionRow, SubmissionTestRow
+
 
 def _aware(value: datetime) -> datetime:
     return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
@@ -59,95 +63,118 @@ def short_learner(learner: str) -> str:
     return hashlib.sha256(f"drill-learner:{learner}".encode()).hexdigest()[:10]
 
 
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters, ending with a visible marker if cut."""
-    return text if len(text) <= limit else text[: limit - len(CLIPPED)] + CLIPPED
+def _submits_of(slug: str, table: Any = S) -> tuple[Any, ...]:
+    return (table.exercise == slug, table.mode == SUBMIT)
 
 
-def _failures_of(result: Any) -> list[tuple[str | None, str]]:
-    """(test name, message) of every failed test of a stored result (or of the run), the
-    message clipped: messages are grouped by what the page shows."""
-    if not isinstance(result, dict):
-        return []
-    tests = result.get("tests") or []
-    found: list[tuple[str | None, str]] = [
-        (str(t.get("name", "")), clip(str(t.get("message") or ""), MESSAGE_CHARS))
-        for t in tests
-        if isinstance(t, dict) and t.get("status") != "pass"
-    ]
-    if not tests and result.get("status") != "pass" and result.get("message"):
-        found.append((WHOLE_RUN, clip(str(result["message"]), MESSAGE_CHARS)))
-    return found
-
-
-class _Track:
-    def __init__(self, test_order: Sequence[str]) -> None:
-        self.submissions = 0
-        self.passed = 0
-        self.runs: Counter[str] = Counter({name: 0 for name in test_order})
-        self.failures: Counter[str] = Counter({name: 0 for name in test_order})
-        self.order: list[str] = list(test_order)
-        self.messages: Counter[tuple[str | None, str]] = Counter()
-
-    def add(self, status: str, result: Any) -> None:
-        self.submissions += 1
-        self.passed += status == "pass"
-        tests = result.get("tests") if isinstance(result, dict) else None
-        for test in tests or []:
-            if not isinstance(test, dict) or not isinstance(test.get("name"), str):
-                continue
-            name = test["name"]
-            if name not in self.runs:
-                self.order.append(name)
-            self.runs[name] += 1
-            self.failures[name] += test.get("status") != "pass"
-        self.messages.update(_failures_of(result))
-
-    def stats(self) -> dict[str, Any]:
-        return {
-            "submissions": self.submissions,
-            "passed": self.passed,
-            "tests": [
-                {"name": n, "runs": self.runs[n], "failures": self.failures[n]} for n in self.order
-            ],
-        }
-
-    def top_failures(self, limit: int) -> list[dict[str, Any]]:
-        # Counter.most_common keeps first-seen order among equal counts.
-        return [
-            {"message": message, "count": count, "test": test}
-            for (test, message), count in self.messages.most_common(limit)
-        ]
-
-
-def _scan(store: Store, slug: str, track_tests: Mapping[str, Sequence[str]]) -> dict[str, _Track]:
-    tracks = {name: _Track(tests) for name, tests in track_tests.items()}
+def _track_counts(connection: Connection, slug: str) -> list[Any]:
+    """(track, submissions, passed) of the exercise, the first track submitted to first."""
     query = (
-        select(SubmissionRow.track, SubmissionRow.status, SubmissionRow.result)
-        .where(SubmissionRow.exercise == slug)
-        .where(SubmissionRow.mode == SUBMIT)
-        .order_by(SubmissionRow.created_at, SubmissionRow.id)
+        select(
+            S.track,
+            func.count(),
+            func.sum(case((S.status == "pass", 1), else_=0)),
+        )
+        .where(*_submits_of(slug))
+        .group_by(S.track)
+        .order_by(func.min(S.created_at))
     )
+    return list(connection.execute(query).all())
+
+
+def _test_counts(connection: Connection, slug: str) -> list[Any]:
+    """(track, test, runs, failures), in the order results list the tests."""
+    query = (
+        select(T.track, T.test, func.count(), func.sum(case((T.status != "pass", 1), else_=0)))
+        .where(*_submits_of(slug, T), T.test.is_not(None))
+        .group_by(T.track, T.test)
+        # Not by first appearance (min of id): the index that answers this query has no
+        # id, and a position is as good a guide to where a retired test belongs.
+        .order_by(func.min(T.position), T.test)
+    )
+    return list(connection.execute(query).all())
+
+
+def _top_failures(connection: Connection, slug: str, track: str, top: int) -> list[Any]:
+    """(test, message, count) of a track's ``top`` most frequent failures, most frequent
+    first; among equal counts, the one stored first comes first. One query per track:
+    each reads its track's failures through a partial index and keeps only the top ones
+    (a bounded sort), which measured twice as fast as ranking every track's groups at
+    once with a window function (100,000 submissions, PostgreSQL)."""
+    query = (
+        select(T.test, T.message, func.count())
+        .where(*_submits_of(slug, T), T.track == track, T.status != "pass")
+        .group_by(T.test, T.message)
+        .order_by(func.count().desc(), func.min(T.id))
+        .limit(top)
+    )
+    return list(connection.execute(query).all())
+
+
+def _report(
+    store: Store,
+    slug: str,
+    track_tests: Mapping[str, Sequence[str]],
+    top: int | None,
+    with_tests: bool = True,
+) -> dict[str, Any]:
+    """The report's parts asked for: stats (``with_tests``: with per-test numbers) and,
+    if ``top`` is not None, each track's most common failures."""
     try:
         with store.engine.connect() as connection:
-            for track, status, result in connection.execute(query):
-                if track not in tracks:  # a track the exercise no longer has
-                    tracks[track] = _Track(())
-                tracks[track].add(status, result)
+            counts = _track_counts(connection, slug)
+            tests = _test_counts(connection, slug) if with_tests else []
+            failures = {}
+            if top is not None:  # only tracks with Submits can have failures
+                failures = {t: _top_failures(connection, slug, t, top) for t, _, _ in counts}
     except OperationalError as exc:
         raise StoreUnavailable(str(exc.orig)) from exc
-    return tracks
+
+    # Every track of the exercise, even without submissions; then any track it no longer
+    # has that was submitted to, in the order of its first Submit.
+    tracks: dict[str, dict[str, Any]] = {}
+
+    def track_of(name: str, names: Sequence[str] = ()) -> dict[str, Any]:
+        return tracks.setdefault(
+            name, {"submissions": 0, "passed": 0, "tests": {n: [0, 0] for n in names}}
+        )
+
+    for name, names in track_tests.items():
+        track_of(name, names)
+    for track, submissions, passed in counts:
+        track_of(track).update(submissions=int(submissions), passed=int(passed or 0))
+    for track, test, runs, failed in tests:
+        # Tests of the reference keep its order; tests seen only in older results follow.
+        track_of(track)["tests"][test] = [int(runs), int(failed or 0)]
+    top_failures: dict[str, list[dict[str, Any]]] = {name: [] for name in tracks}
+    for track, found in failures.items():
+        top_failures[track] = [
+            {"message": message or "", "count": int(number), "test": test}
+            for test, message, number in found
+        ]
+    stats = {
+        "slug": slug,
+        "tracks": {
+            name: {
+                "submissions": numbers["submissions"],
+                "passed": numbers["passed"],
+                "tests": [
+                    {"name": test, "runs": runs, "failures": failed}
+                    for test, (runs, failed) in numbers["tests"].items()
+                ],
+            }
+            for name, numbers in tracks.items()
+        },
+    }
+    return {"stats": stats, "failures": top_failures}
 
 
 def exercise_report(
     store: Store, slug: str, track_tests: Mapping[str, Sequence[str]], top: int = TOP_FAILURES
 ) -> dict[str, Any]:
-    """Stats and the most common failure messages of every track, in one pass."""
-    tracks = _scan(store, slug, track_tests)
-    return {
-        "stats": {"slug": slug, "tracks": {n: t.stats() for n, t in tracks.items()}},
-        "failures": {n: t.top_failures(top) for n, t in tracks.items()},
-    }
+    """Stats and the most common failure messages of every track (what the exercise's
+    page shows): ``{"stats": exercise_stats(...), "failures": common_failures(...)}``."""
+    return _report(store, slug, track_tests, top)
 
 
 def exercise_stats(
@@ -155,8 +182,9 @@ def exercise_stats(
 ) -> dict[str, Any]:
     """``{"slug", "tracks": {TRACK: {"submissions", "passed", "tests": [{name, runs,
     failures}]}}}``; ``track_names`` maps each track of the exercise to its hidden tests'
-    names in order (tests seen only in older results follow, in order of appearance)."""
-    stats: dict[str, Any] = exercise_report(store, slug, track_names)["stats"]
+    names in order (tests seen only in older results follow, in the order results list
+    them)."""
+    stats: dict[str, Any] = _report(store, slug, track_names, top=None)["stats"]
     return stats
 
 
@@ -166,9 +194,9 @@ def common_failures(
     """Per track, the ``top`` most frequent ``{message, count, test}`` of failed tests
     (``test`` is None for a failure of the whole run, e.g. a syntax error); messages are
     clipped to ``MESSAGE_CHARS`` and counted as clipped."""
-    failures: dict[str, list[dict[str, Any]]] = exercise_report(store, slug, track_names, top)[
-        "failures"
-    ]
+    failures: dict[str, list[dict[str, Any]]] = _report(
+        store, slug, track_names, top, with_tests=False
+    )["failures"]
     return failures
 
 

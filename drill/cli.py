@@ -1,4 +1,4 @@
-"""The ``drill`` command: grade, validate, list (and serve, from the web app)."""
+"""The ``drill`` command: grade, validate, list (and serve and db, from the web app)."""
 
 from __future__ import annotations
 
@@ -55,6 +55,21 @@ def _parser() -> argparse.ArgumentParser:
     listing = sub.add_parser("list", help="list the exercises")
     listing.add_argument("--json", action="store_true")
 
+    worker = sub.add_parser(
+        "worker",
+        help="grade jobs from the queue (DRILL_QUEUE) in this machine's sandbox",
+        description="A grading machine for distributed mode: hosts DRILL_WORKERS warm "
+        "sandbox workers and takes jobs from the NATS JetStream queue at DRILL_QUEUE. "
+        "SIGTERM drains it: it finishes the jobs it holds and exits 0.",
+    )
+    worker.add_argument(
+        "--role",
+        choices=("learner", "reference"),
+        default="learner",
+        help="learner: learners' submissions (the default); reference: reference "
+        "solutions only. The two never share a worker.",
+    )
+
     serve = sub.add_parser("serve", help="run the web service")
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
@@ -62,6 +77,14 @@ def _parser() -> argparse.ArgumentParser:
         "--reload",
         action="store_true",
         help="serve edits of the exercises folder without a restart (the workers keep running)",
+    )
+
+    db = sub.add_parser("db", help="manage the database (DRILL_DB)")
+    db_actions = db.add_subparsers(dest="action", required=True)
+    db_actions.add_parser(
+        "upgrade",
+        help="create the tables or migrate them to the newest schema (drill serve does this "
+        "too, at start-up); a database made before migrations is adopted",
     )
     return parser
 
@@ -78,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
             return _list(args)
         if args.command == "new":
             return _new(args)
+        if args.command == "db":
+            return _db(args)
+        if args.command == "worker":
+            return _worker(args)
         return _serve(args)
     except UnknownExercise as exc:
         print(f"drill: {exc}", file=sys.stderr)
@@ -310,6 +337,16 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _db(args: argparse.Namespace) -> int:
+    from app.store import Store
+
+    store = Store(get_settings().database_url)  # opening it upgrades it
+    store.close()
+    if store.migration is not None:
+        print(store.migration.describe())
+    return 0
+
+
 def serve_settings(args: argparse.Namespace) -> AppSettings:
     """The settings of ``drill serve``: the environment's, then the command line's."""
     overrides: dict[str, Any] = {
@@ -322,6 +359,17 @@ def serve_settings(args: argparse.Namespace) -> AppSettings:
     return AppSettings(**overrides)
 
 
+def _worker(args: argparse.Namespace) -> int:
+    from graders.queue_worker import serve_worker
+
+    settings = get_settings()
+    if not settings.queue:
+        print("drill: drill worker needs DRILL_QUEUE=nats://HOST:PORT", file=sys.stderr)
+        return 2
+    logging.getLogger("drill").setLevel(logging.INFO)
+    return serve_worker(settings, args.role)
+
+
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -330,7 +378,15 @@ def _serve(args: argparse.Namespace) -> int:
     settings = serve_settings(args)
     logging.getLogger("drill").setLevel(logging.INFO)
     print(f"Drill: starting on http://{settings.host}:{settings.port} (Ctrl+C stops)", flush=True)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_level="info",
+        # The client's address is app.deps.get_client's to find (DRILL_TRUSTED_PROXIES):
+        # uvicorn's own X-Forwarded-For handling would trust 127.0.0.1 behind its back.
+        proxy_headers=False,
+    )
     return 0
 
 

@@ -1,4 +1,5 @@
-"""The service under test: the real app, real bubblewrap workers, SQLite in a temp dir."""
+"""The service under test: the real app, real bubblewrap workers, SQLite in a temp dir
+(or, with ``DRILL_TEST_DB=postgresql``, a fresh PostgreSQL database: see postgres.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,18 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from graders.backend import GradingBackend
 from graders.settings import ROOT
+from tests.app import postgres as pg
+from tests.app.postgres import pg_url, postgres
 from tests.conftest import TEST_EXERCISES, make_settings
+
+__all__ = ["pg_url", "postgres"]  # fixtures for every module here
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_postgres() -> Iterator[None]:
+    """Stops the session's PostgreSQL cluster at the end, if a test started it."""
+    yield
+    pg.stop()
 
 
 def assert_error(response: Any, status: int, error: str, *words: str) -> dict:
@@ -32,6 +44,8 @@ def client_for(
     backend: GradingBackend | None = None,
     **overrides: object,
 ) -> TestClient:
+    if pg.on_postgres() and "db" not in overrides:
+        overrides["db"] = pg.fresh_database()
     return TestClient(create_app(make_settings(tmp, exercises, **overrides), backend))
 
 

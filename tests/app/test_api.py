@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from graders.settings import ROOT
 from tests.app.conftest import assert_error, client_for
+from tests.app.postgres import on_postgres
 from tests.conftest import TEST_EXERCISES
 
 pytestmark = pytest.mark.sandbox
@@ -107,6 +108,7 @@ def test_full_queue_answers_503_with_retry_after(tmp_path: Path) -> None:
     assert int(response.headers["retry-after"]) >= 1
 
 
+@pytest.mark.skipif(on_postgres(), reason="locks the SQLite file (DRILL_TEST_DB=postgresql)")
 def test_busy_database_answers_503_and_keeps_nothing_half_written(tmp_path: Path) -> None:
     code = (
         Path(__file__).parents[1] / "graders" / "cases" / "passing" / "submission.py"

@@ -18,10 +18,10 @@ import pytest
 from fastapi.testclient import TestClient
 from markupsafe import escape
 from pydantic import SecretStr
-from sqlalchemy import insert
 
 from app import instructor_auth, stats
-from app.store import SubmissionRow, new_id
+from app.store import new_id
+from app.tables import write_submissions
 from graders.settings import ROOT
 from tests.app.conftest import assert_error, client_for
 
@@ -698,7 +698,8 @@ PAGE_LIMIT = 200_000  # bytes
 
 
 def store_submit(store: Any, code: str, tests: list[dict[str, Any]], message: str = "") -> str:
-    """A failed Submit written straight to the store, whatever the grader would keep."""
+    """A failed Submit written straight to the store's tables, whatever the grader would
+    keep."""
     sub_id, created = new_id(), datetime.now(UTC)
     result = {
         "id": sub_id,
@@ -730,7 +731,7 @@ def store_submit(store: Any, code: str, tests: list[dict[str, Any]], message: st
         "result": result,
     }
     with store.engine.begin() as connection:
-        connection.execute(insert(SubmissionRow), row)
+        write_submissions(connection, [row])
     return sub_id
 
 

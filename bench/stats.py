@@ -1,0 +1,266 @@
+"""Instructor statistics at scale: the stats calls over 100,000 stored submissions.
+
+Fills a fresh database with ``--rows`` submissions across the shipped exercises and
+tracks (Runs and Submits, passes, failed tests with repeated and one-off messages, syntax
+errors), written as the store writes them (app.tables.write_submissions, in batches).
+Then it times the calls behind the instructor pages (app.stats) for the exercise with
+the most rows: exercise_stats, common_failures, exercise_report and overview, the median
+of ``--repeat`` calls each after one warm-up call. PostgreSQL runs in a cluster of its
+own (tests.services.postgres_server); SQLite in a temporary folder.
+
+Usage: ``.venv/bin/python bench/stats.py [--rows 100000] [--repeat 20]
+[--backend both|postgresql|sqlite] [--json FILE]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import json
+import random
+import runpy
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import text  # noqa: E402
+
+from app import stats  # noqa: E402
+from app.store import Store  # noqa: E402
+from app.tables import write_submissions  # noqa: E402
+from graders import testing  # noqa: E402
+from graders.catalog import load_catalog  # noqa: E402
+from tests.services import postgres_server  # noqa: E402
+
+BATCH = 2_000
+LEARNERS = 2_000
+SUBMIT_SHARE = 0.5  # the rest are Runs (examples only), which the statistics skip
+SYNTAX_ERRORS = 0.05  # of all submissions: no tests, a failure of the whole run
+ONE_OFF_MESSAGES = 0.3  # of failures: a message no other submission has (values differ)
+CALLS = ("exercise_stats", "common_failures", "exercise_report", "overview")
+
+
+def test_names(folder: Path) -> tuple[list[str], list[str]]:
+    """(example, hidden) test names of a track, from its tests module's registrations."""
+    testing.REGISTRY.clear()
+    runpy.run_path(str(folder / "tests.py"))
+    specs = list(testing.REGISTRY)
+    testing.REGISTRY.clear()
+    return [s.name for s in specs if s.example], [s.name for s in specs if not s.example]
+
+
+@functools.cache
+def tracks() -> tuple[dict[str, Any], ...]:
+    """Every (exercise, track) shipped, with its test names and its reference solution."""
+    found = []
+    for exercise in load_catalog(ROOT / "exercises"):
+        for name, track in exercise.tracks.items():
+            examples, hidden = test_names(track.folder)
+            found.append(
+                {
+                    "exercise": exercise.slug,
+                    "version": exercise.version,
+                    "track": name,
+                    "examples": examples,
+                    "hidden": hidden,
+                    "code": track.solution,
+                }
+            )
+    return tuple(found)
+
+
+def submissions(count: int, seed: int = 7) -> Iterator[dict[str, Any]]:
+    """``count`` rows of the ``submissions`` table, oldest first, as the store writes them."""
+    rng = random.Random(seed)
+    choices = tracks()
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    step = timedelta(days=30) / count
+    for n in range(count):
+        track = choices[n % len(choices)]
+        mode = "submit" if rng.random() < SUBMIT_SHARE else "run"
+        names = track["hidden"] if mode == "submit" else track["examples"]
+        skill = rng.random()  # a learner's attempt: better ones fail fewer tests
+        tests = []
+        for i, name in enumerate(names):
+            if rng.random() < (1 - skill) * (0.2 + 0.1 * i):
+                kind = "error" if rng.random() < 0.2 else "fail"
+                if rng.random() < ONE_OFF_MESSAGES:
+                    message = f"output: values differ — expected {rng.random():.6f}, got {n}"
+                else:
+                    message = f"{name}: values differ (case {rng.randrange(4)})"
+                tests.append({"name": name, "status": kind, "message": message, "output": ""})
+            else:
+                tests.append({"name": name, "status": "pass", "message": "", "output": ""})
+        if rng.random() < SYNTAX_ERRORS:
+            tests = []
+            status = "error"
+            message = f"SyntaxError at line {rng.randrange(1, 40)}, column {rng.randrange(1, 9)}"
+        else:
+            status = "pass" if all(t["status"] == "pass" for t in tests) else "fail"
+            message = f"{sum(t['status'] == 'pass' for t in tests)}/{len(tests)} tests passed"
+        created = start + step * n
+        sub_id = f"{n:024x}"
+        passed = sum(t["status"] == "pass" for t in tests)
+        result = {
+            "id": sub_id,
+            "version": 1,
+            "exercise": track["exercise"],
+            "track": track["track"],
+            "mode": mode,
+            "status": status,
+            "message": message,
+            "passed": passed,
+            "total": len(tests),
+            "duration_ms": rng.uniform(5, 60),
+            "tests": [{**t, "duration_ms": 1.0, "hint": None} for t in tests],
+            "created_at": created.isoformat(),
+        }
+        yield {
+            "id": sub_id,
+            "learner": f"learner-{rng.randrange(LEARNERS):06d}",
+            "exercise": track["exercise"],
+            "track": track["track"],
+            "mode": mode,
+            "exercise_version": track["version"],
+            "status": status,
+            "passed": passed,
+            "total": len(tests),
+            "duration_ms": result["duration_ms"],
+            "created_at": created,
+            "code": track["code"],
+            "result": result,
+        }
+
+
+def fill(store: Store, count: int) -> float:
+    """Write ``count`` submissions in batches; the seconds it took."""
+    start = time.perf_counter()
+    batch: list[dict[str, Any]] = []
+    for row in submissions(count):
+        batch.append(row)
+        if len(batch) == BATCH:
+            with store.engine.begin() as connection:
+                write_submissions(connection, batch)
+            batch = []
+    if batch:
+        with store.engine.begin() as connection:
+            write_submissions(connection, batch)
+    # What autovacuum (PostgreSQL) or an occasional ANALYZE (SQLite) does in service:
+    # the planner's statistics and, for PostgreSQL, the visibility map.
+    if store.dialect == "postgresql":
+        with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+            c.execute(text("VACUUM ANALYZE"))
+    else:
+        with store.engine.begin() as c:
+            c.execute(text("ANALYZE"))
+    return time.perf_counter() - start
+
+
+def timed(call: Callable[[], object], repeat: int) -> dict[str, float]:
+    call()  # warm-up: connections, caches, plans
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return {
+        "p50_ms": statistics.median(times),
+        "p90_ms": times[min(len(times) - 1, int(len(times) * 0.9))],
+        "max_ms": times[-1],
+    }
+
+
+def measure(url: str, backend: str, rows: int, repeat: int) -> dict[str, Any]:
+    store = Store(url)
+    try:
+        fill_s = fill(store, rows)
+        with store.engine.connect() as connection:
+            busiest = connection.execute(
+                text("SELECT exercise FROM submissions GROUP BY exercise ORDER BY count(*) DESC")
+            ).scalar()
+        names = {
+            t["track"]: t["hidden"] for t in tracks() if t["exercise"] == busiest
+        }  # what the routes pass: each track's hidden tests
+        calls: dict[str, Callable[[], object]] = {
+            "exercise_stats": lambda: stats.exercise_stats(store, busiest, names),
+            "common_failures": lambda: stats.common_failures(store, busiest, names),
+            "exercise_report": lambda: stats.exercise_report(store, busiest, names),
+            "overview": lambda: stats.overview(store),
+        }
+        with store.engine.connect() as connection:
+            submits = connection.execute(
+                text("SELECT count(*) FROM submissions WHERE exercise = :e AND mode = 'submit'"),
+                {"e": busiest},
+            ).scalar()
+            test_rows = connection.execute(text("SELECT count(*) FROM submission_tests")).scalar()
+        return {
+            "backend": backend,
+            "rows": rows,
+            "test_rows": test_rows,
+            "exercise": busiest,
+            "exercise_submits": submits,
+            "fill_s": fill_s,
+            "calls": {name: timed(call, repeat) for name, call in calls.items()},
+        }
+    finally:
+        store.close()
+
+
+@contextlib.contextmanager
+def database(backend: str) -> Iterator[str]:
+    if backend == "postgresql":
+        with postgres_server() as url:
+            yield url
+    else:
+        with tempfile.TemporaryDirectory(prefix="drill-bench-") as folder:
+            yield f"sqlite:///{folder}/drill.db"
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    head = f"{'backend':11} {'rows':>8} {'fill s':>7} " + " ".join(f"{c:>16}" for c in CALLS)
+    lines = [head + "   (p50 ms)", "-" * len(head)]
+    for r in results:
+        cells = " ".join(f"{r['calls'][c]['p50_ms']:16.1f}" for c in CALLS)
+        lines.append(f"{r['backend']:11} {r['rows']:8} {r['fill_s']:7.1f} {cells}")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--backend", choices=("both", "postgresql", "sqlite"), default="both")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = parser.parse_args()
+    backends = ["postgresql", "sqlite"] if args.backend == "both" else [args.backend]
+    results = []
+    for backend in backends:
+        print(f"{backend}: filling {args.rows} submissions ...", file=sys.stderr, flush=True)
+        with database(backend) as url:
+            results.append(measure(url, backend, args.rows, args.repeat))
+        last = results[-1]
+        print(
+            f"{backend}: {last['test_rows']} test rows; timing {last['exercise']} "
+            f"({last['exercise_submits']} Submits)",
+            file=sys.stderr,
+            flush=True,
+        )
+    print(table(results))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

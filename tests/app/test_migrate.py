@@ -1,0 +1,243 @@
+"""Schema migrations: the head matches the models, a database from before migrations is
+adopted, nodes that start together take turns, and ``drill db upgrade``."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import create_engine, inspect, text
+
+from app import migrate, stats
+from app.store import Store
+from app.tables import Base
+from drill.cli import main
+from graders.settings import ROOT, get_settings
+from tests.app.postgres import fresh_database
+
+TABLES = {
+    "alembic_version",
+    "submissions",
+    "submission_tests",
+    "drafts",
+    "rate_buckets",
+    "reference_cache",
+}
+# What Base.metadata.create_all made before there were migrations (sqlite_master of a
+# database the earlier code created).
+LEGACY_SCHEMA = """
+CREATE TABLE submissions (
+    id VARCHAR(32) NOT NULL, learner VARCHAR(64) NOT NULL, exercise VARCHAR(100) NOT NULL,
+    track VARCHAR(16) NOT NULL, mode VARCHAR(8) NOT NULL,
+    exercise_version VARCHAR(32) NOT NULL, status VARCHAR(8) NOT NULL,
+    passed INTEGER NOT NULL, total INTEGER NOT NULL, duration_ms FLOAT NOT NULL,
+    created_at DATETIME NOT NULL, code TEXT NOT NULL, result JSON NOT NULL,
+    PRIMARY KEY (id)
+);
+CREATE INDEX ix_submissions_exercise ON submissions (exercise);
+CREATE INDEX ix_submissions_learner ON submissions (learner);
+CREATE INDEX ix_submissions_status ON submissions (status);
+CREATE INDEX ix_submissions_created_at ON submissions (created_at);
+CREATE TABLE drafts (
+    learner VARCHAR(64) NOT NULL, exercise VARCHAR(100) NOT NULL, track VARCHAR(16) NOT NULL,
+    code TEXT NOT NULL, updated_at DATETIME NOT NULL,
+    PRIMARY KEY (learner, exercise, track)
+);
+"""
+GC = "gradient-checkpointing"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.sandbox)])
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'drill.db'}"
+    return fresh_database()
+
+
+def differences(url: str) -> list[object]:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return list(compare_metadata(MigrationContext.configure(connection), Base.metadata))
+    finally:
+        engine.dispose()
+
+
+def tables(url: str) -> set[str]:
+    engine = create_engine(url)
+    try:
+        return set(inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
+def test_the_head_revision_matches_the_models(empty_url: str) -> None:
+    outcome = migrate.upgrade(empty_url)
+    assert (outcome.before, outcome.after, outcome.legacy) == (None, migrate.head(), False)
+    assert tables(empty_url) == TABLES
+    assert differences(empty_url) == []
+    again = migrate.upgrade(empty_url)
+    assert again.before == again.after == migrate.head()
+    assert again.describe().endswith(f"is at revision {migrate.head()} (already up to date)")
+
+
+def test_downgrade_to_the_first_revision_and_back(empty_url: str) -> None:
+    migrate.upgrade(empty_url)
+    engine = create_engine(empty_url)
+    try:
+        with engine.begin() as connection:
+            command.downgrade(migrate.config(connection), migrate.LEGACY_REVISION)
+        assert tables(empty_url) == {"alembic_version", "submissions", "drafts"}
+    finally:
+        engine.dispose()
+    assert migrate.upgrade(empty_url).before == migrate.LEGACY_REVISION
+    assert differences(empty_url) == []
+
+
+def test_a_store_can_leave_the_schema_alone(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'drill.db'}", upgrade=False)
+    store.close()
+    assert store.migration is None and tables(f"sqlite:///{tmp_path / 'drill.db'}") == set()
+
+
+def legacy_result(sub_id: str, tests: list[dict[str, str]], message: str) -> str:
+    status = "error" if not tests else "fail"
+    if tests and all(t["status"] == "pass" for t in tests):
+        status = "pass"
+    return json.dumps(
+        {"id": sub_id, "exercise": GC, "track": "numpy", "mode": "submit", "status": status,
+         "message": message, "tests": tests}
+    )  # fmt: skip
+
+
+def test_a_database_from_before_migrations_is_stamped_and_filled(tmp_path: Path) -> None:
+    path = tmp_path / "drill.db"
+    old = sqlite3.connect(path)
+    old.executescript(LEGACY_SCHEMA)
+    rows = [
+        ("s1", [{"name": "first", "status": "pass"}, {"name": "second", "status": "fail",
+                                                      "message": "got 2"}], ""),
+        ("s2", [{"name": "first", "status": "fail", "message": "got 1"},
+                {"name": "second", "status": "fail", "message": "got 2"}], ""),
+        ("s3", [], "SyntaxError at line 1"),
+    ]  # fmt: skip
+    for n, (sub_id, tests, message) in enumerate(rows):
+        old.execute(
+            "INSERT INTO submissions VALUES (?, 'learner', ?, 'numpy', 'submit', 'v', ?, 0, ?, "
+            "1.0, ?, 'code', ?)",
+            (sub_id, GC, "fail", len(tests), f"2025-01-0{n + 1} 10:00:00.000000",
+             legacy_result(sub_id, tests, message)),
+        )  # fmt: skip
+    old.execute("INSERT INTO drafts VALUES ('learner', ?, 'numpy', 'x = 1', '2025-01-01')", (GC,))
+    old.commit()
+    old.close()
+
+    store = Store(f"sqlite:///{path}")
+    try:
+        assert store.migration is not None and store.migration.legacy
+        assert (store.migration.before, store.migration.after) == (None, migrate.head())
+        assert "made before migrations" in store.migration.describe()
+        assert store.get_draft("learner", GC, "numpy") is not None  # the old rows are kept
+        assert store.get_submission("s1") is not None
+        # The per-test rows of the old results were filled in: the statistics see them.
+        body = stats.exercise_stats(store, GC, {"numpy": ["first", "second"]})
+        assert body["tracks"]["numpy"]["tests"] == [
+            {"name": "first", "runs": 2, "failures": 1},
+            {"name": "second", "runs": 2, "failures": 2},
+        ]
+        failures = stats.common_failures(store, GC, {"numpy": []})["numpy"]
+        assert failures == [
+            {"message": "got 2", "count": 2, "test": "second"},
+            {"message": "got 1", "count": 1, "test": "first"},
+            {"message": "SyntaxError at line 1", "count": 1, "test": None},
+        ]
+    finally:
+        store.close()
+    assert differences(f"sqlite:///{path}") == []
+    reopened = Store(f"sqlite:///{path}")
+    reopened.close()
+    assert reopened.migration is not None and not reopened.migration.legacy
+
+
+@pytest.fixture
+def db_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "var" / "cli.db"
+    monkeypatch.setenv("DRILL_DB", str(path))
+    get_settings.cache_clear()
+    yield path
+    get_settings.cache_clear()
+
+
+def test_drill_db_upgrade(db_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["db", "upgrade"]) == 0
+    created = capsys.readouterr().out
+    assert created == f"database at sqlite:///{db_env} is at revision {migrate.head()} (created)\n"
+    assert main(["db", "upgrade"]) == 0
+    assert "(already up to date)" in capsys.readouterr().out
+
+
+def test_the_url_is_shown_without_its_password() -> None:
+    shown = migrate.Upgrade("postgresql://drill:***@db/drill", None, "0002", False)
+    assert (
+        shown.describe()
+        == "database at postgresql://drill:***@db/drill is at revision 0002 (created)"
+    )
+
+
+# Each process waits for the same moment, then upgrades; the migrations are slowed down
+# so that, without the lock, both would be inside them at once.
+RACER = """
+import json, sys, time
+from alembic import command
+from app import migrate
+
+real = command.upgrade
+def slow(*args, **kwargs):
+    time.sleep(0.5)
+    real(*args, **kwargs)
+command.upgrade = slow
+time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
+outcome = migrate.upgrade(sys.argv[1])
+print(json.dumps({"before": outcome.before, "after": outcome.after, "done": time.time()}))
+"""
+
+
+@pytest.mark.sandbox
+def test_two_nodes_upgrading_at_once_take_turns() -> None:
+    url = fresh_database()
+    start = time.time() + 3  # both processes have imported alembic by then
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, url, str(start)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outcomes = []
+    for racer in racers:
+        out, err = racer.communicate(timeout=60)
+        assert racer.returncode == 0, err
+        outcomes.append(json.loads(out))
+    # One created the schema; the other waited for it, then found it at the head.
+    assert sorted(o["before"] or "" for o in outcomes) == ["", migrate.head()]
+    assert all(o["after"] == migrate.head() for o in outcomes)
+    assert tables(url) == TABLES and differences(url) == []
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            versions = connection.execute(text("SELECT version_num FROM alembic_version")).all()
+    finally:
+        engine.dispose()
+    assert versions == [(migrate.head(),)]

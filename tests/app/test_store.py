@@ -1,0 +1,276 @@
+"""The store, the statistics, the reference cache and the shared rate limiter, on SQLite
+and on a real PostgreSQL: the same calls must give the same answers on both."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import func, insert, select
+
+from app import stats
+from app.errors import RateLimited
+from app.limits import DatabaseRateLimiter, RateLimiter, rate_limiter
+from app.store import Store
+from app.tables import Base, RateBucketRow, SubmissionRow, SubmissionTestRow
+from graders.results import GradeResult, Status, TestResult
+from tests.app.postgres import fresh_database
+from tests.conftest import make_settings
+
+GC = "gradient-checkpointing"
+REFERENCE = ["first", "second", "third"]
+
+
+@pytest.fixture(
+    scope="module",
+    params=["sqlite", pytest.param("postgresql", marks=pytest.mark.sandbox)],
+)
+def database(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('store') / 'drill.db'}"
+    else:
+        url = fresh_database()
+    store = Store(url)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def store(database: Store) -> Iterator[Store]:
+    """The module's store, emptied after each test."""
+    yield database
+    with database.engine.begin() as connection:
+        for table in reversed(Base.metadata.sorted_tables):
+            connection.execute(table.delete())
+
+
+def graded(
+    tests: dict[str, tuple[str, str]] | None = None,
+    track: str = "numpy",
+    mode: str = "submit",
+    message: str = "",
+    output: str = "",
+) -> GradeResult:
+    """A result whose tests are ``{name: (status, message)}``; no tests: a failed run."""
+    found = [
+        TestResult(name=name, status=Status(status), message=text, output=output)
+        for name, (status, text) in (tests or {}).items()
+    ]
+    passed = sum(t.status == Status.PASS for t in found)
+    status = Status.FAIL if passed < len(found) else Status.PASS
+    return GradeResult(
+        exercise=GC,
+        track=track,
+        mode=mode,  # type: ignore[arg-type]
+        status=status if found else Status.ERROR,
+        message=message or f"{passed}/{len(found)} tests passed",
+        passed=passed,
+        total=len(found),
+        tests=found,
+    )
+
+
+def save(store: Store, result: GradeResult, learner: str = "learner-a") -> dict[str, Any]:
+    return store.save_submission(learner, result, "code", "v1")
+
+
+def count(store: Store, table: Any) -> int:
+    with store.engine.connect() as connection:
+        return int(connection.execute(select(func.count()).select_from(table)).scalar_one())
+
+
+# --- submissions ---
+
+
+def test_a_saved_submission_reads_back_as_shown(store: Store) -> None:
+    shown = save(store, graded({"first": ("pass", ""), "second": ("fail", "got 2")}))
+    assert shown["status"] == "fail" and shown["passed"] == 1
+    assert store.get_submission(shown["id"]) == shown
+    assert store.get_submission("nope") is None
+    assert count(store, SubmissionTestRow) == 2
+
+
+def test_a_given_id_is_used_and_a_duplicate_keeps_the_first(store: Store) -> None:
+    first = store.save_submission("a", graded({"first": ("pass", "")}), "one", "v1", "job-1")
+    assert first["id"] == "job-1"
+    late = store.save_submission("a", graded({"first": ("fail", "late")}), "two", "v1", "job-1")
+    assert late == first  # the stored result, not the late one
+    assert store.get_submission("job-1") == first
+    assert count(store, SubmissionRow) == 1
+    assert count(store, SubmissionTestRow) == 1  # and none of the late one's test rows
+
+
+def test_nul_characters_are_stored_as_replacement_characters(store: Store) -> None:
+    # PostgreSQL's text and jsonb refuse NUL; learner output can hold it.
+    shown = save(store, graded({"first": ("fail", "a\x00b")}, output="x\x00y"))
+    test = shown["tests"][0]
+    assert (test["message"], test["output"]) == ("a\ufffdb", "x\ufffdy")
+    assert store.get_submission(shown["id"]) == shown
+
+
+def test_solved_and_drafts(store: Store) -> None:
+    save(store, graded({"first": ("pass", "")}))
+    save(store, graded({"first": ("pass", "")}, mode="run"), learner="learner-b")
+    assert store.solved("learner-a") == {GC} and store.solved("learner-b") == set()
+    assert store.get_draft("a", GC, "numpy") is None
+    store.save_draft("a", GC, "numpy", "x = 1")
+    saved = store.save_draft("a", GC, "numpy", "x = 2")
+    assert store.get_draft("a", GC, "numpy") == saved and saved["code"] == "x = 2"
+
+
+# --- statistics ---
+
+
+def test_statistics_count_submits_and_each_test(store: Store) -> None:
+    save(store, graded(dict.fromkeys(REFERENCE, ("pass", ""))))
+    save(store, graded({"first": ("pass", ""), "second": ("fail", "m2"), "third": ("error", "x")}))
+    save(store, graded({"first": ("fail", "m1"), "second": ("fail", "m2"), "third": ("pass", "")}))
+    save(store, graded(dict.fromkeys(REFERENCE, ("fail", "no"))), learner="b")  # a Run, below
+    save(store, graded({"first": ("fail", "run")}, mode="run"))
+    body = stats.exercise_stats(store, GC, {"numpy": REFERENCE, "torch": ["t1"]})
+    assert body == {
+        "slug": GC,
+        "tracks": {
+            "numpy": {
+                "submissions": 4,
+                "passed": 1,
+                "tests": [
+                    {"name": "first", "runs": 4, "failures": 2},
+                    {"name": "second", "runs": 4, "failures": 3},
+                    {"name": "third", "runs": 4, "failures": 2},
+                ],
+            },
+            "torch": {
+                "submissions": 0,
+                "passed": 0,
+                "tests": [{"name": "t1", "runs": 0, "failures": 0}],
+            },
+        },
+    }
+    assert stats.overview(store) == {(GC, "numpy"): {"submissions": 4, "passed": 1, "learners": 2}}
+
+
+def test_tests_and_tracks_seen_only_in_older_results_follow(store: Store) -> None:
+    save(store, graded({"first": ("pass", ""), "old-b": ("fail", "b")}))
+    save(store, graded({"old-c": ("pass", "")}))
+    save(store, graded({"old-a": ("pass", "")}))
+    save(store, graded({"gone": ("pass", "")}, track="jax"))
+    body = stats.exercise_stats(store, GC, {"numpy": ["first", "second"]})
+    assert list(body["tracks"]) == ["numpy", "jax"]
+    names = [t["name"] for t in body["tracks"]["numpy"]["tests"]]
+    # The reference's, then as results list them (a position, then the name).
+    assert names == ["first", "second", "old-a", "old-c", "old-b"]
+    assert body["tracks"]["jax"] == {
+        "submissions": 1,
+        "passed": 1,
+        "tests": [{"name": "gone", "runs": 1, "failures": 0}],
+    }
+
+
+def test_common_failures_rank_by_count_then_first_seen(store: Store) -> None:
+    save(store, graded({"first": ("fail", "late tie")}))  # seen first, among the ties
+    save(store, graded({"second": ("fail", "often")}))
+    save(store, graded({"second": ("fail", "often")}))
+    save(store, graded({"third": ("fail", "tie")}))
+    save(store, graded(message="SyntaxError at line 1"))  # no tests: the whole run failed
+    save(store, graded(message="SyntaxError at line 1"))
+    save(store, graded({"first": ("pass", "")}, track="torch"))
+    top = stats.common_failures(store, GC, {"numpy": REFERENCE, "torch": REFERENCE})
+    assert top == {
+        "numpy": [
+            {"message": "often", "count": 2, "test": "second"},
+            {"message": "SyntaxError at line 1", "count": 2, "test": stats.WHOLE_RUN},
+            {"message": "late tie", "count": 1, "test": "first"},
+            {"message": "tie", "count": 1, "test": "third"},
+        ],
+        "torch": [],
+    }
+    assert stats.common_failures(store, GC, {"numpy": []}, top=1)["numpy"] == top["numpy"][:1]
+    # A failure of the whole run counts as a Submit, not as a run of any test.
+    numpy = stats.exercise_stats(store, GC, {"numpy": REFERENCE})["tracks"]["numpy"]
+    assert numpy["submissions"] == 6 and sum(t["runs"] for t in numpy["tests"]) == 4
+    report = stats.exercise_report(store, GC, {"numpy": REFERENCE, "torch": REFERENCE})
+    assert report == {
+        "stats": stats.exercise_stats(store, GC, {"numpy": REFERENCE, "torch": REFERENCE}),
+        "failures": top,
+    }
+
+
+def test_long_messages_are_grouped_as_clipped(store: Store) -> None:
+    for tail in ("A", "B"):  # differ only past the clip: one group
+        save(store, graded({"first": ("fail", "x" * 1500 + tail)}))
+    (failure,) = stats.common_failures(store, GC, {"numpy": REFERENCE})["numpy"]
+    assert failure["count"] == 2
+    assert failure["message"] == "x" * (stats.MESSAGE_CHARS - 1) + "…"
+
+
+def test_statistics_read_the_table_not_the_results(store: Store) -> None:
+    # The aggregates come from submission_tests: a stored result is not read again.
+    save(store, graded({"first": ("fail", "m")}))
+    with store.engine.begin() as connection:
+        connection.execute(SubmissionRow.__table__.update().values(result={}))
+    numpy = stats.exercise_stats(store, GC, {"numpy": ["first"]})["tracks"]["numpy"]
+    assert numpy["tests"] == [{"name": "first", "runs": 1, "failures": 1}]
+
+
+# --- the reference cache ---
+
+
+def test_the_reference_cache_keeps_the_first_save(store: Store) -> None:
+    cache = store.reference_cache
+    assert cache.load("k1") is None
+    cache.save("k1", {"key": "k1", "tests": [], "results": {"a": 1}})
+    cache.save("k1", {"key": "k1", "tests": [], "results": {"a": 2}})  # another node, later
+    assert cache.load("k1") == {"key": "k1", "tests": [], "results": {"a": 1}}
+    with cache.claim("k1"), cache.claim("k2"):  # other keys do not wait for this one
+        assert cache.load("k2") is None
+
+
+# --- the shared rate limiter ---
+
+
+def test_the_database_limiter_admits_a_burst_then_refills(store: Store) -> None:
+    limiter = DatabaseRateLimiter(store, per_minute=600, burst=2)  # a token per 0.1 s
+    limiter.check("10.0.0.1")
+    limiter.check("10.0.0.1")
+    with pytest.raises(RateLimited) as refused:
+        limiter.check("10.0.0.1")
+    assert refused.value.retry_after == 1
+    limiter.check("10.0.0.2")  # a bucket per client
+    time.sleep(0.15)
+    limiter.check("10.0.0.1")
+    with pytest.raises(RateLimited):
+        limiter.check("10.0.0.1")
+
+
+def test_a_refused_check_takes_nothing_and_says_how_long(store: Store) -> None:
+    limiter = DatabaseRateLimiter(store, per_minute=1, burst=1)  # a token a minute
+    limiter.check("c")
+    waits = []
+    for _ in range(3):
+        with pytest.raises(RateLimited) as refused:
+            limiter.check("c")
+        waits.append(refused.value.retry_after)
+    assert all(55 <= wait <= 60 for wait in waits), waits
+    assert waits == sorted(waits, reverse=True)  # refusals do not push it back
+
+
+def test_idle_buckets_are_pruned(store: Store) -> None:
+    limiter = DatabaseRateLimiter(store, per_minute=60, burst=5)  # full after 5 s idle
+    limiter.check("recent")
+    with store.engine.begin() as connection:
+        connection.execute(
+            insert(RateBucketRow), [{"client": "idle", "tokens": 0.0, "stamp": time.time() - 6}]
+        )
+    assert limiter.prune() == 1
+    with store.engine.connect() as connection:
+        assert connection.execute(select(RateBucketRow.client)).scalars().all() == ["recent"]
+
+
+def test_the_factory_shares_buckets_only_on_postgresql(store: Store, tmp_path: Path) -> None:
+    limiter = rate_limiter(make_settings(tmp_path, tmp_path), store)
+    shared = store.dialect == "postgresql"
+    assert isinstance(limiter, DatabaseRateLimiter if shared else RateLimiter)

@@ -1,0 +1,43 @@
+"""The statistics benchmark keeps working: a smoke run on a few hundred rows, on both
+databases (no timing is asserted: the figures are in docs/performance.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graders.settings import ROOT
+
+pytestmark = pytest.mark.sandbox  # starts a PostgreSQL cluster
+
+
+def test_stats_benchmark_smoke(tmp_path: Path) -> None:
+    out = tmp_path / "stats.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "stats.py"), "--rows", "300", "--repeat", "2",
+         "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(out.read_text())
+    assert [r["backend"] for r in report] == ["postgresql", "sqlite"]
+    for row in report:
+        assert row["rows"] == 300 and row["exercise"] == "gradient-checkpointing"
+        assert row["test_rows"] > 300 and 0 < row["exercise_submits"] < 300
+        assert set(row["calls"]) == {
+            "exercise_stats",
+            "common_failures",
+            "exercise_report",
+            "overview",
+        }
+        assert all(call["p50_ms"] > 0 for call in row["calls"].values())
+    # The same rows on both: the same statistics, so the same amount of work.
+    assert report[0]["test_rows"] == report[1]["test_rows"]
+    assert "exercise_report" in done.stdout and "postgresql" in done.stdout
