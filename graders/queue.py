@@ -82,6 +82,9 @@ def consumer(role: Role) -> str:
     return f"drill-{role}"
 
 
+CONSUMER_NAMES = tuple(consumer(r) for r in ROLES)
+
+
 def reply_subject(node: str) -> str:
     return f"drill.outcomes.{node}"
 

@@ -149,6 +149,7 @@ class QueueWorker:
             log.info("dropped job %s: past its queue deadline", headers.job_id)
             return
         delivery = str(msg.metadata.num_delivered or 1)
+        log.info("job %s started (delivery %s)", headers.job_id, delivery)
         await self._reply(
             nc, headers.reply, headers.job_id, queue.EVENT_STARTED, **{queue.H_DELIVERY: delivery}
         )

@@ -228,9 +228,16 @@ class RemoteBackend:
         self._waiting[job_id] = waiter
         try:
             began = time.perf_counter()
-            await self._publish(js, queue.subject(role), job.to_bytes(), headers)
+            seq = await self._publish(js, queue.subject(role), job.to_bytes(), headers)
             published = time.perf_counter()
-            outcome = await self._wait(waiter, job_id)
+            try:
+                outcome = await self._wait(waiter, job_id)
+            except (MachineLost, QueueUnavailable):
+                # Given up on: take it out of the stream, so that no worker starts it later
+                # and a job that ran out of deliveries does not stay there, counted as full.
+                with contextlib.suppress(NatsError, OSError, asyncio.TimeoutError):
+                    await js.delete_msg(queue.STREAM, seq)
+                raise
             done = time.perf_counter()
             worker_ms = waiter.worker_seconds * 1000
             self.hops.append(
@@ -247,7 +254,8 @@ class RemoteBackend:
 
     async def _publish(
         self, js: JetStreamContext, subject: str, data: bytes, headers: queue.JobHeaders
-    ) -> None:
+    ) -> int:
+        """Publish the job; its sequence number in the stream."""
         try:
             ack = await js.publish(
                 subject,
@@ -268,6 +276,7 @@ class RemoteBackend:
             raise queue.unavailable("the grading queue is unreachable", exc) from None
         if ack.duplicate:  # published before (a retry): wait for that job's outcome
             log.info("job %s was already queued; waiting for its outcome", headers.job_id)
+        return int(ack.seq)
 
     async def _wait(self, waiter: _Waiter, job_id: str) -> JobOutcome:
         """The job's outcome; each phase is bounded: waiting for a worker to start it
