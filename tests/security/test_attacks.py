@@ -42,7 +42,9 @@ import pytest
 
 from graders.results import TRUNCATION_MARKER
 from graders.settings import ROOT
-from tests.serving import Server, free_port, running_server
+from tests.cluster import Cluster, Node
+from tests.services import running_nats
+from tests.serving import Server, alive, descendants, free_port, running_server
 
 pytestmark = pytest.mark.sandbox
 
@@ -99,6 +101,7 @@ class Target:
     values: dict[str, str]
     secrets: list[str] = field(default_factory=list)
     listener: socket.socket | None = None
+    worker: Node | None = None  # the grading machine, when jobs go through the queue
 
     def code(self, path: Path) -> str:
         text = path.read_text()
@@ -158,6 +161,9 @@ class _TargetFactory(dict):  # type: ignore[type-arg]
             context.__exit__(None, None, None)
 
     def __missing__(self, sandbox: str) -> Target:
+        """``bwrap`` and ``process``: one ``drill serve`` with its own pool; ``queue``: an
+        API node with no sandbox, and a ``drill worker`` (two slots) and a reference
+        worker behind a real nats-server: the attacks then run on a grading machine."""
         base = self.tmp.mktemp(f"attack-{sandbox}")
         token = uuid.uuid4().hex[:16]
         canary = f"DRILL-CANARY-{uuid.uuid4().hex}"
@@ -171,16 +177,24 @@ class _TargetFactory(dict):  # type: ignore[type-arg]
         solution.write_text(solution.read_text() + f"\n\nREFERENCE_MARKER = {marker!r}\n")
         var = base / "var"
         port = free_port()
-        context = running_server(
-            var,
-            port,
-            DRILL_SANDBOX=sandbox,
-            DRILL_EXERCISES_DIR=str(exercises),
-            DRILL_WORKERS="2",
-            DRILL_RATE_PER_MINUTE="1000000",
-            DRILL_RATE_BURST="100000",
-            DRILL_ATTACK_CANARY=canary,
-        )
+        common = {
+            "DRILL_EXERCISES_DIR": str(exercises),
+            "DRILL_WORKERS": "2",
+            "DRILL_RATE_PER_MINUTE": "1000000",
+            "DRILL_RATE_BURST": "100000",
+            "DRILL_ATTACK_CANARY": canary,
+        }
+        workers = None
+        if sandbox == "queue":
+            broker = running_nats()
+            self._contexts.append(broker)
+            cluster = Cluster(broker.__enter__().url, f"sqlite:///{var / 'drill.db'}", common)
+            self._contexts.append(_Closing(cluster))
+            cluster.start_worker("reference", "reference", DRILL_SANDBOX="bwrap")
+            workers = cluster.start_worker("learner", "learner", DRILL_SANDBOX="bwrap")
+            context = running_server(var, port, **cluster.api_env("api", DRILL_VAR_DIR=str(var)))
+        else:
+            context = running_server(var, port, DRILL_SANDBOX=sandbox, **common)
         server = context.__enter__()
         self._contexts.append(context)
         # An abstract Unix socket in the host's network namespace (net_unix_sockets.py).
@@ -198,9 +212,12 @@ class _TargetFactory(dict):  # type: ignore[type-arg]
         }
         for name, secret in (("SECRET", canary), ("REF", marker), ("CONTROL", control)):
             values[f"{name}_A"], values[f"{name}_B"] = _halves(secret)
-        target = Target(server, port, values, [canary, marker], listener)
+        target = Target(server, port, values, [canary, marker], listener, workers)
         health = target.health()
-        assert health["sandbox"] == sandbox, health
+        if workers is None:
+            assert health["sandbox"] == sandbox, health
+        else:
+            assert health.get("queue") == "nats" and "sandbox" not in health, health
         self[sandbox] = target
         return target
 
@@ -219,9 +236,18 @@ def _clean_planted(token: str) -> None:
                     os.unlink(path)
 
 
-@pytest.fixture(scope="session")
-def bwrap_target(_targets: dict[str, Target]) -> Target:
-    return _targets["bwrap"]
+class _Closing:
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+
+    def __exit__(self, *exc: object) -> None:
+        self.cluster.close()
+
+
+@pytest.fixture(scope="session", params=["bwrap", "queue"])
+def bwrap_target(_targets: dict[str, Target], request: pytest.FixtureRequest) -> Target:
+    """The attacks' target: a server's own pool, and a grading worker behind the queue."""
+    return _targets[request.param]
 
 
 # --- reading results ---
@@ -272,10 +298,28 @@ def check_still_serving(target: Target) -> None:
     deadline = time.monotonic() + HEALTH_TIMEOUT
     while True:
         health = target.health()
-        if health["workers"] == 2:
+        if target.worker is not None:  # the grading machine survives, whole
+            assert target.worker.alive(), target.worker.text()[-3000:]
+            assert health["status"] == "ok", health
+            if _sandbox_workers(target.worker) == 2:
+                break
+        elif health["workers"] == 2:
             break
         assert time.monotonic() < deadline, f"the pool did not recover: {health}"
         time.sleep(0.2)
+
+
+def _sandbox_workers(node: Node) -> int:
+    """Live bubblewrap workers under a ``drill worker`` (its pool, whole again)."""
+    count = 0
+    for pid in descendants(node.proc.pid):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if command and command[0].endswith(b"bwrap") and alive(pid):
+            count += 1
+    return count
 
 
 # --- the attacks ---
