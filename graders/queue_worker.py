@@ -143,12 +143,14 @@ class QueueWorker:
             )
             await msg.term()
             return
-        if time.time() > headers.deadline:  # waited too long: the API has answered 503
+        delivery = str(msg.metadata.num_delivered or 1)
+        # A first delivery that waited too long is dropped (the API has answered 503). A
+        # redelivery had started in time on a machine since lost: the API still waits.
+        if delivery == "1" and time.time() > headers.deadline:
             await self._reply(nc, headers.reply, headers.job_id, queue.EVENT_EXPIRED)
             await msg.ack()
             log.info("dropped job %s: past its queue deadline", headers.job_id)
             return
-        delivery = str(msg.metadata.num_delivered or 1)
         log.info("job %s started (delivery %s)", headers.job_id, delivery)
         await self._reply(
             nc, headers.reply, headers.job_id, queue.EVENT_STARTED, **{queue.H_DELIVERY: delivery}
