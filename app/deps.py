@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import ipaddress
-from collections.abc import Sequence
-from functools import lru_cache
 from typing import Annotated
 
 from fastapi import Depends, Request
 
+from app.proxies import _address, _networks, _trusted
 from app.service import Service
-
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def get_service(request: Request) -> Service:
@@ -48,26 +43,6 @@ def get_client(request: Request) -> str:
         if not _trusted(address, networks):
             return str(address)
     return str(chain[0])  # every hop is ours: the first one is where it started
-
-
-@lru_cache(maxsize=8)
-def _networks(entries: tuple[str, ...]) -> tuple[Network, ...]:
-    return tuple(ipaddress.ip_network(entry, strict=False) for entry in entries)
-
-
-def _address(text: str) -> Address | None:
-    try:
-        address = ipaddress.ip_address(text)
-    except ValueError:
-        return None
-    # A dual-stack socket shows IPv4 peers as ::ffff:a.b.c.d; compare them as IPv4.
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    return address
-
-
-def _trusted(address: Address | None, networks: Sequence[Network]) -> bool:
-    return address is not None and any(address in network for network in networks)
 
 
 ServiceDep = Annotated[Service, Depends(get_service)]

@@ -97,5 +97,9 @@ def create_app(
     STATIC.mkdir(exist_ok=True)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # JSON escapes code up to six times (\\uXXXX); the code's own limit is checked later.
-    app.add_middleware(SecurityMiddleware, max_body=settings.max_code_bytes * 6 + 4096)
+    app.add_middleware(
+        SecurityMiddleware,
+        max_body=settings.max_code_bytes * 6 + 4096,
+        trusted_proxies=settings.trusted_proxies,
+    )
     return app

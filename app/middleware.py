@@ -13,11 +13,14 @@ from __future__ import annotations
 import json
 import re
 import secrets
+from collections.abc import Sequence
 from http.cookies import SimpleCookie
 from typing import Any
 
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.proxies import forwarded_https
 
 LEARNER_COOKIE = "drill_learner"
 _LEARNER = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -52,9 +55,10 @@ def _learner_from(headers: list[tuple[bytes, bytes]]) -> str | None:
 
 
 class SecurityMiddleware:
-    def __init__(self, app: ASGIApp, max_body: int) -> None:
+    def __init__(self, app: ASGIApp, max_body: int, trusted_proxies: Sequence[str] = ()) -> None:
         self.app = app
         self.max_body = max_body
+        self.trusted_proxies = tuple(trusted_proxies)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -79,7 +83,7 @@ class SecurityMiddleware:
                 if path.startswith("/api/"):
                     headers["Cache-Control"] = "no-store"
                 if new_learner:
-                    secure = "; Secure" if scope.get("scheme") == "https" else ""
+                    secure = "; Secure" if _https(scope, self.trusted_proxies) else ""
                     headers.append(
                         "Set-Cookie",
                         f"{LEARNER_COOKIE}={state['learner']}; Path=/; Max-Age=31536000; "
@@ -141,3 +145,12 @@ def _replay(body: bytes) -> Receive:
         return {"type": "http.disconnect"}
 
     return receive
+
+
+def _https(scope: Scope, trusted_proxies: tuple[str, ...]) -> bool:
+    """HTTPS to us, or to a trusted proxy in front of us (TLS ends at the balancer)."""
+    if scope.get("scheme") == "https":
+        return True
+    client = scope.get("client")
+    protos = [v.decode("latin-1") for k, v in scope["headers"] if k == b"x-forwarded-proto"]
+    return bool(protos) and forwarded_https(client[0] if client else None, protos, trusted_proxies)

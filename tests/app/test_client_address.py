@@ -94,3 +94,49 @@ def test_the_setting_reads_comma_separated_or_json(monkeypatch: pytest.MonkeyPat
 def test_a_bad_proxy_entry_stops_the_start(value: str) -> None:
     with pytest.raises(ValidationError, match="DRILL_TRUSTED_PROXIES"):
         AppSettings(trusted_proxies=value)  # type: ignore[arg-type]
+
+
+async def _cookie(peer: str, proto: str | None, trusted: list[str]) -> str:
+    """The learner cookie a first request gets through the security middleware."""
+    from app.middleware import SecurityMiddleware
+
+    async def app(scope: dict, receive: object, send: object) -> None:  # type: ignore[type-arg]
+        await send({"type": "http.response.start", "status": 200, "headers": []})  # type: ignore[operator]
+        await send({"type": "http.response.body", "body": b""})  # type: ignore[operator]
+
+    sent: list[dict] = []  # type: ignore[type-arg]
+
+    async def send(message: dict) -> None:  # type: ignore[type-arg]
+        sent.append(message)
+
+    headers = [(b"x-forwarded-proto", proto.encode())] if proto else []
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": "/",
+        "scheme": "http",
+        "client": (peer, 40000),
+        "headers": headers,
+    }
+    await SecurityMiddleware(app, 1024, trusted)(scope, None, send)  # type: ignore[arg-type]
+    cookies = [v.decode() for k, v in sent[0]["headers"] if k == b"set-cookie"]
+    return cookies[0]
+
+
+@pytest.mark.parametrize(
+    ("peer", "proto", "secure"),
+    [
+        ("10.1.2.3", "https", True),  # TLS ended at our load balancer
+        ("10.1.2.3", "http", False),
+        ("10.1.2.3", None, False),
+        ("198.51.100.9", "https", False),  # anyone else cannot claim it
+    ],
+    ids=["trusted https", "trusted http", "no header", "untrusted https"],
+)
+def test_the_learner_cookie_is_secure_when_a_trusted_proxy_ended_tls(
+    peer: str, proto: str | None, secure: bool
+) -> None:
+    import asyncio
+
+    cookie = asyncio.run(_cookie(peer, proto, PROXIES))
+    assert ("; Secure" in cookie) == secure, cookie
