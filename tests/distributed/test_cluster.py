@@ -65,8 +65,18 @@ class Scene:
             t.start()
         for t in threads:
             t.join()
-        for name in ("api1", "api2"):
-            self.apis[name] = self.cluster.start_api(name)
+        # Both nodes at once: they warm the same references at the same moment.
+        starting = [
+            threading.Thread(target=self._start_api, args=(name,)) for name in ("api1", "api2")
+        ]
+        for t in starting:
+            t.start()
+        for t in starting:
+            t.join()
+        assert set(self.apis) == {"api1", "api2"}, self.cluster.logs()
+
+    def _start_api(self, name: str) -> None:
+        self.apis[name] = self.cluster.start_api(name)
 
     def worker(self, name: str) -> Node:
         """The worker ``name``, started again if it is not running."""
@@ -460,3 +470,17 @@ def test_sigterm_drains_a_worker_it_finishes_its_job_and_exits_0(healthy: Scene)
     # Graded where it started: no redelivery.
     assert [d for _, j, d in healthy.started_jobs() if j == job] == [1]
     assert "draining" in node.text()
+
+
+def test_two_api_nodes_compute_each_reference_once(healthy: Scene) -> None:
+    """Both nodes warm every reference at start; the shared database (and its lock per
+    reference) lets one compute it, on the reference worker, and the other read it."""
+    for api in ("api1", "api2"):  # both nodes have every reference by now
+        for slug, track in TRACKS:
+            code = solution(slug, track)
+            assert healthy.submit(api, slug, track, code, "run").json()["status"] == "pass"
+    runs = STARTED.findall(healthy.workers["ref"].text())
+    assert len(runs) == 2 * len(TRACKS), runs  # two runs each (the determinism check)
+    with healthy.engine.connect() as c:
+        stored = c.execute(sa.text("select count(*) from reference_cache")).scalar_one()
+    assert stored == len(TRACKS)
