@@ -38,3 +38,47 @@ def test_service_benchmark_smoke(tmp_path: Path) -> None:
         assert row["cold_ms"]["n"] == 1 and row["ratio_p50"] > 0
     assert (tmp_path / "service.png").stat().st_size > 10_000
     assert "start-up to ready" in done.stdout
+
+
+@pytest.mark.sandbox  # a nats-server, drill serve twice and drill worker processes
+def test_queue_benchmark_smoke(tmp_path: Path) -> None:
+    """``--queue``: the embedded pool, then the distributed path (API node, NATS
+    JetStream, drill worker), a few Submits each; the hops and the broker's CPU read."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "service.py"),
+            "--queue",
+            "--smoke",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((tmp_path / "queue.json").read_text())
+    assert report["smoke"] is True and set(report["modes"]) == {"embedded", "distributed"}
+    assert len(report["rounds"]) == 1
+    for mode in report["modes"].values():
+        rows = mode["tracks"]
+        assert [(r["exercise"], r["track"]) for r in rows] == [
+            ("gradient-checkpointing", "numpy"),
+            ("gradient-checkpointing", "torch"),
+            ("checkpointing-layer-stack", "torch"),
+        ]
+        for row in rows:
+            assert row["submit"]["failed"] == 0 and row["submit"]["latency_ms"]["n"] == 3
+            assert row["c16"]["failed"] == 0 and row["c16"]["shed"] == 0
+            assert row["c16"]["latency_ms"]["n"] == 16
+            assert row["cpu_ms_per_submission"]["api"] >= 0
+    for row in report["modes"]["distributed"]["tracks"]:
+        # Every Submit's hops came back from the API node (the first touch is dropped).
+        assert row["hops_submit"]["n"] == 3 and row["hops_c16"]["n"] == 16
+        assert row["hops_submit"]["worker"]["p50"] > 0
+        assert "broker" in row["cpu_ms_per_submission"]
+    assert len(report["targets"]) == 3
+    assert (tmp_path / "queue.png").stat().st_size > 10_000
+    assert "Distributed hops" in done.stdout
