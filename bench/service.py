@@ -37,6 +37,7 @@ import contextlib
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -775,6 +776,10 @@ def queue_main(args: argparse.Namespace) -> int:
         for mode in MODES
         for row in modes[mode]["tracks"]
     )
+    if ok:  # the databases and the nodes' logs; kept to look at when something failed
+        shutil.rmtree(var, ignore_errors=True)
+    else:
+        print(f"failed verdicts or shed requests: the logs are under {var}")
     return 0 if ok else 1
 
 
