@@ -72,6 +72,7 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
 
     results: dict[str, TestResult] = {}
     code_loaded = False
+    out_of_memory = False
     for frame in outcome.frames:
         kind = frame.header.get("type")
         if kind == FrameType.LOAD_ERROR:
@@ -85,9 +86,13 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
                 duration,
             )
         if kind == FrameType.HARNESS_ERROR:
-            return ctx.error(
-                f"internal grading error: {_text(frame.header.get('message'))}", duration
-            )
+            message = _text(frame.header.get("message"))
+            if not message.startswith("MemoryError"):
+                return ctx.error(f"internal grading error: {message}", duration)
+            # The harness ran out of address space that the learner's code had taken
+            # (threads' stacks, say): the learner hit the memory limit, the grader did not fail.
+            out_of_memory = True
+            break
         if kind == FrameType.CODE_LOADED:
             code_loaded = True
         if kind == FrameType.TEST:
@@ -100,7 +105,9 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
                 )
             results[name] = _test_result(ctx, frame)
 
-    stop = _stop_reason(ctx, outcome) if len(results) < len(ctx.names) else None
+    stop = None
+    if len(results) < len(ctx.names):
+        stop = _memory_message(ctx.limits) if out_of_memory else _stop_reason(ctx, outcome)
     if stop is not None and not code_loaded:
         return ctx.error(f"{stop} while loading your code", duration)
     tests: list[TestResult] = []
@@ -224,7 +231,7 @@ def _exception_message(
     code = " ".join(_text(error.get("code"))[:200].split())
     where = f" (line {int(line)}{': ' + code if code else ''})" if isinstance(line, int) else ""
     if kind == "MemoryError" or any(m in text for m in MEMORY_MARKERS):
-        return f"memory limit of {limits.memory_mb} MiB exceeded{where}", traceback
+        return f"{_memory_message(limits)}{where}", traceback
     if kind == "OSError" and "File too large" in text:
         return (
             "output limit exceeded: your code wrote more than "
@@ -307,7 +314,7 @@ def _stop_reason(ctx: Context, outcome: JobOutcome) -> str:
         ):
             return f"CPU time limit of {limits.cpu_seconds:g} s exceeded"
         if outcome.maxrss_kb * 1024 >= 0.9 * limits.memory_bytes:
-            return f"memory limit of {limits.memory_mb} MiB exceeded"
+            return _memory_message(limits)
         try:
             name = signal.Signals(sig).name
         except ValueError:
@@ -316,6 +323,10 @@ def _stop_reason(ctx: Context, outcome: JobOutcome) -> str:
     if code == 70:
         return "internal grading error: the sandbox harness failed"
     return f"your code ended the process (exit status {code}) before the tests finished"
+
+
+def _memory_message(limits: JobLimits) -> str:
+    return f"memory limit of {limits.memory_mb} MiB exceeded"
 
 
 def _text(value: Any) -> str:

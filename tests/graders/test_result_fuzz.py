@@ -183,3 +183,18 @@ def test_the_budget_refuses_a_header_of_tiny_values_before_decoding_it():
 def test_count_values_ignores_what_is_inside_strings():
     assert wire.count_values(b'{"a": "[[[,,,{{{", "b": [1, 2]}') == 5
     assert wire.count_values(b'["\\"[,", 1]') == 3
+
+
+def test_the_harness_running_out_of_memory_is_the_learners_memory_limit():
+    # Threads the learner started can take the address space the harness needs to report;
+    # the run failed on the memory limit, it is not an internal error (CI saw this once).
+    loaded = wire.Frame({"type": "code_loaded"}, b"")
+    test_a = wire.Frame({"type": "test", "name": "a", "status": "raised"}, b"")
+    out = wire.Frame({"type": "harness_error", "message": "MemoryError()"}, b"")
+    result = verdicts.build(CTX, JobOutcome(frames=[loaded, test_a, out], exit_code=70))
+    assert result.status == "fail", result.message
+    assert [t.message for t in result.tests][1] == "memory limit of 512 MiB exceeded"
+    # Any other harness failure stays an internal error.
+    other = wire.Frame({"type": "harness_error", "message": "KeyError('x')"}, b"")
+    result = verdicts.build(CTX, JobOutcome(frames=[other], exit_code=70))
+    assert result.status == "error" and "internal grading error" in result.message
