@@ -87,6 +87,19 @@ def example_six_layers(t):
     }
 
 
+@test(
+    "five layers in segments of two: the last segment is shorter",
+    example=True,
+    hint=1,
+    rtol=0,
+    atol=0,
+)
+def example_short_last_segment(t):
+    layers = mixed_stack(t, 5)
+    x = torch.randn(2, 5, requires_grad=True)
+    return forward_and_backward(t, layers, x, 2)
+
+
 @test("backward re-runs each segment, last segment first", hint=1, rtol=0, atol=0)
 def segments_in_backward(t):
     layers = linear_stack(t, 6)
