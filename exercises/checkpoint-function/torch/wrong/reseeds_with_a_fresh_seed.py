@@ -1,0 +1,31 @@
+"""Draws a fresh seed in the forward pass and reseeds with it, which changes the random numbers fn and the caller draw."""
+
+import torch
+
+
+class CheckpointFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, fn, *args):
+        ctx.fn = fn
+        ctx.seed = int(torch.randint(0, 2**31 - 1, ()))
+        ctx.positions = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+        ctx.plain = [None if isinstance(a, torch.Tensor) else a for a in args]
+        ctx.save_for_backward(*(args[i] for i in ctx.positions))
+        torch.manual_seed(ctx.seed)
+        return fn(*args)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        args = list(ctx.plain)
+        for i, saved in zip(ctx.positions, ctx.saved_tensors):
+            args[i] = saved.detach().requires_grad_(saved.requires_grad)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(ctx.seed)
+            with torch.enable_grad():
+                output = ctx.fn(*args)
+        torch.autograd.backward(output, grad_output)
+        return (None, *(args[i].grad if i in ctx.positions else None for i in range(len(args))))
+
+
+def checkpoint(fn, *args):
+    return CheckpointFunction.apply(fn, *args)

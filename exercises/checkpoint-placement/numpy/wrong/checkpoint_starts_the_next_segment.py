@@ -1,0 +1,20 @@
+"""Takes a checkpoint as the first layer of the next segment, so segments end one layer early."""
+
+from itertools import combinations
+
+
+def peak_memory(sizes, checkpoints):
+    n = len(sizes)
+    starts = [0] + list(checkpoints)
+    ends = [c - 1 for c in checkpoints] + [n - 1]
+    peak = 0
+    for start, end in zip(starts, ends):
+        below = sum(sizes[c] for c in checkpoints if c < start)
+        peak = max(peak, below + sum(sizes[start : end + 1]))
+    return peak
+
+
+def best_checkpoints(sizes):
+    n = len(sizes)
+    lists = [list(c) for k in range(n) for c in combinations(range(n - 1), k)]
+    return min(lists, key=lambda c: peak_memory(sizes, c))
