@@ -185,6 +185,42 @@ def test_the_layer_stack_is_solvable(page: Page, server: str) -> None:
     expect(results(page)).to_contain_text("6/6 tests passed", timeout=30_000)
 
 
+# The section in catalog order (issue 13): the slugs are contracts.
+SECTION = [
+    "activation-memory",
+    "gradient-checkpointing",
+    "checkpointing-layer-stack",
+    "checkpoint-placement",
+    "checkpoint-budget",
+    "checkpoint-function",
+    "selective-recompute",
+]
+
+
+def test_the_catalog_lists_the_memory_section_in_order(page: Page, server: str) -> None:
+    page.goto(server)
+    section = page.get_by_role("region", name="Memory and autograd")
+    links = section.locator(".exercise-card-title a")
+    expect(links).to_have_count(len(SECTION))
+    hrefs = [links.nth(i).get_attribute("href") for i in range(len(SECTION))]
+    assert hrefs == [f"/exercises/{slug}" for slug in SECTION]
+
+
+@pytest.mark.parametrize("slug", SECTION[3:] + SECTION[:1])
+def test_each_new_exercise_is_solvable_in_the_browser(page: Page, server: str, slug: str) -> None:
+    # A learner's solution in another style than the reference (the first alternative),
+    # typed into the editor of the exercise's only track: Run, then Submit.
+    (track,) = [p.parent.name for p in (ROOT / "exercises" / slug).glob("*/solution.py")]
+    alternative = sorted((ROOT / "exercises" / slug / track / "alternatives").glob("*.py"))[0]
+    open_exercise(page, server, slug)
+    replace_code(page, alternative.read_text())
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(results(page)).to_contain_text(re.compile(r"(\d+)/\1 tests passed"), timeout=30_000)
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(results(page)).to_contain_text("6/6 tests passed", timeout=30_000)
+    expect(results(page).get_by_text(re.compile("^fail", re.I))).to_have_count(0)
+
+
 def test_keyboard_shortcut_submits(page: Page, server: str) -> None:
     open_exercise(page, server)
     replace_code(page, (GC / "numpy" / "solution.py").read_text())
