@@ -65,7 +65,7 @@ def type_name(value):
 
 def check_list(chosen, n):
     """("valid", the list as Python ints), or (what makes it invalid, None)."""
-    if type(chosen) is np.ndarray:
+    if isinstance(chosen, np.ndarray):
         if chosen.ndim != 1:
             return f"not valid: a NumPy array of {chosen.ndim} dimensions; expected 1", None
         if chosen.size == 0:
@@ -73,10 +73,10 @@ def check_list(chosen, n):
         if chosen.dtype.kind not in "iu":
             return f"not valid: a NumPy array of {chosen.dtype.name}; expected integers", None
         items = [int(v) for v in chosen.tolist()]
-    elif type(chosen) is list or type(chosen) is tuple:
+    elif isinstance(chosen, list | tuple):
         items = []
         for position, value in enumerate(chosen):
-            if type(value) is not int and not isinstance(value, np.integer):
+            if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
                 what = type_name(value)
                 return f"not valid: item {position} is {what}, not an integer layer index", None
             items.append(int(value))
