@@ -1,0 +1,33 @@
+"""Tries only evenly spaced checkpoints (k of them for every k) and keeps the cheapest that fits."""
+
+
+def peak_memory(sizes, checkpoints):
+    n = len(sizes)
+    starts = [-1] + list(checkpoints)
+    ends = list(checkpoints) + [n - 1]
+    peak = kept = 0
+    for b, e in zip(starts, ends):
+        peak = max(peak, kept + sum(sizes[max(b, 0) : e + 1]))
+        if b >= 0:
+            kept += sizes[b]
+    return int(peak)
+
+
+def recompute_cost(costs, checkpoints):
+    n = len(costs)
+    starts = [-1] + list(checkpoints)
+    ends = list(checkpoints) + [n - 1]
+    return int(sum(sum(costs[b + 1 : e]) for b, e in zip(starts, ends)))
+
+
+def plan_checkpoints(sizes, costs, budget):
+    n = len(sizes)
+    best = None
+    for k in range(n):
+        # k checkpoints cut the n layers into k + 1 segments of nearly equal length.
+        plan = sorted({round((j + 1) * n / (k + 1)) - 1 for j in range(k)} - {n - 1})
+        if peak_memory(sizes, plan) <= budget:
+            cost = recompute_cost(costs, plan)
+            if best is None or cost < best[0]:
+                best = (cost, plan)
+    return None if best is None else best[1]
