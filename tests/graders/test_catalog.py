@@ -16,12 +16,19 @@ from graders.settings import ROOT
 SEED = ROOT / "exercises"
 DOUBLE = Path(__file__).parent / "exercises" / "double"
 
+# The shipped catalog in its order (issue 13's section order is a contract), with each
+# track's entry points.
 SEED_TRACKS = {
+    "activation-memory": {"torch": ("saved_bytes",)},
     "gradient-checkpointing": {
         "numpy": ("checkpoint_forward", "checkpoint_recompute"),
         "torch": ("checkpoint_forward", "checkpoint_recompute"),
     },
     "checkpointing-layer-stack": {"torch": ("forward_with_checkpointing",)},
+    "checkpoint-placement": {"numpy": ("peak_memory", "best_checkpoints")},
+    "checkpoint-budget": {"numpy": ("peak_memory", "recompute_cost", "plan_checkpoints")},
+    "checkpoint-function": {"torch": ("checkpoint",)},
+    "selective-recompute": {"torch": ("mlp_block",)},
 }
 
 
@@ -41,10 +48,11 @@ def exercises(tmp_path: Path) -> Path:
 # --- the seed catalog ---------------------------------------------------------------
 
 
-def test_seed_catalog_holds_both_exercises(seed):
+def test_the_shipped_catalog_holds_the_section_in_order(seed):
     assert sorted(seed.exercises) == sorted(SEED_TRACKS)
     # The catalog's order is the packages' ``order``, then their titles.
-    assert [e.slug for e in seed] == ["gradient-checkpointing", "checkpointing-layer-stack"]
+    assert [e.slug for e in seed] == list(SEED_TRACKS)
+    assert {e.meta.section for e in seed} == {"Memory and autograd"}
 
 
 @pytest.mark.parametrize("slug", sorted(SEED_TRACKS))
