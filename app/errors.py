@@ -4,6 +4,7 @@
 
     ApiError                    an answer the API chose to give
     ├── NotFound          404   unknown exercise, track-less hint, submission, draft
+    ├── Forbidden         403   not yet: a reference solution before its track is solved
     ├── TooLarge          413   code (or body) over the size limit
     ├── Invalid           422   a body that parses but makes no sense (unknown track)
     ├── RateLimited       429   too many submissions from this client; Retry-After
@@ -46,6 +47,10 @@ class ApiError(Exception):
 
 class NotFound(ApiError):
     status, code = 404, "not_found"
+
+
+class Forbidden(ApiError):
+    status, code = 403, "forbidden"
 
 
 class TooLarge(ApiError):

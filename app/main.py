@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app import errors
 from app.middleware import SecurityMiddleware
-from app.routers import drafts, exercises, health, instructor, pages, submissions
+from app.routers import drafts, exercises, health, instructor, pages, progress, submissions
 from app.service import Service
 from app.settings import AppSettings, get_app_settings
 from app.store import Store
@@ -27,14 +27,18 @@ from graders.settings import ROOT
 
 log = logging.getLogger("drill.app")
 STATIC = ROOT / "static"
+# The front end's ES modules, served as they are for pages whose bundle was never built
+# (no npm): templates/base.html loads them through frontend/src/loader.js.
+FRONTEND_SRC = ROOT / "frontend" / "src"
 TEMPLATES = ROOT / "templates"
 
 
 def _static_version() -> str:
     digest = hashlib.sha256()
-    for path in sorted(STATIC.rglob("*")):
-        if path.is_file():
-            digest.update(f"{path.relative_to(STATIC)}:{path.stat().st_mtime_ns}".encode())
+    for folder in (STATIC, FRONTEND_SRC):
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                digest.update(f"{path.relative_to(ROOT)}:{path.stat().st_mtime_ns}".encode())
     return digest.hexdigest()[:10]
 
 
@@ -90,11 +94,19 @@ def create_app(
     app.state.templates = Jinja2Templates(directory=TEMPLATES)
     app.state.static_version = _static_version()
     errors.install(app)
-    for router in (health.router, exercises.router, submissions.router, drafts.router):
+    for router in (
+        health.router,
+        exercises.router,
+        submissions.router,
+        drafts.router,
+        progress.router,
+    ):
         app.include_router(router)
     app.include_router(pages.router)
     app.include_router(instructor.router)
     STATIC.mkdir(exist_ok=True)
+    # Before /static, which would otherwise answer for /static/src/ too.
+    app.mount("/static/src", StaticFiles(directory=FRONTEND_SRC), name="frontend")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # JSON escapes code up to six times (\\uXXXX); the code's own limit is checked later.
     app.add_middleware(

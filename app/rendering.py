@@ -6,9 +6,12 @@ of tags, which the page's Content-Security-Policy does not need to trust.
 
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markupsafe import Markup, escape
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -22,13 +25,48 @@ def _highlight(code: str, lang: str, _attrs: str) -> str:
         lexer = get_lexer_by_name(lang or "text")
     except ClassNotFound:
         lexer = get_lexer_by_name("text")
-    return f'<pre class="highlight"><code>{highlight(code, lexer, _FORMATTER)}</code></pre>'
+    html = highlight(code, lexer, _FORMATTER)
+    # Focusable: a wide block scrolls sideways, and a keyboard must be able to scroll it.
+    return f'<pre class="highlight" tabindex="0"><code>{html}</code></pre>'
 
 
 _MD = MarkdownIt("commonmark", {"html": False, "highlight": _highlight}).enable("table")
+GOING_FURTHER = "going-further"  # the id of a statement's "Going further" heading
+
+
+def _mark_going_further(state: StateCore) -> None:
+    """Give the first heading that reads "Going further" an id, so that the page can
+    point at (and highlight) the questions for a learner who solved the exercise."""
+    for heading, inline in itertools.pairwise(state.tokens):
+        title = inline.content.strip().rstrip(".:!").casefold()
+        if heading.type == "heading_open" and title == "going further":
+            heading.attrSet("id", GOING_FURTHER)
+            return
+
+
+_MD.core.ruler.push("going_further", _mark_going_further)
 
 
 @lru_cache(maxsize=512)
 def render_markdown(text: str) -> str:
     """HTML for a statement or a hint (keyed by the text, hence by its version)."""
     return _MD.render(text)
+
+
+# Learners' code on the instructor pages. Pygments escapes every character of the code;
+# the limits keep a hostile submission from making a page slow or huge (lexing costs
+# about 10-20 us a character, and a dense line can come out 16 times larger as spans).
+HIGHLIGHT_CHARS = 8_000  # a real solution is under 3,000
+HIGHLIGHT_HTML_CHARS = 64_000
+_PYTHON = get_lexer_by_name("python", stripnl=False, ensurenl=False)  # keep the code's edges
+
+
+@lru_cache(maxsize=256)
+def highlight_python(code: str) -> Markup:
+    """Python source as HTML spans with Pygments' classes (the page's ``.highlight``
+    colours), or the escaped plain text when it is too long to highlight."""
+    if len(code) <= HIGHLIGHT_CHARS:
+        html = highlight(code, _PYTHON, _FORMATTER)
+        if len(html) <= HIGHLIGHT_HTML_CHARS:
+            return Markup(html)  # noqa: S704 -- Pygments escaped every character
+    return escape(code)

@@ -33,12 +33,80 @@ class TrackInfo(BaseModel):
     entry_points: list[str]
     example_count: int
     test_count: int
+    wall_seconds: float = Field(
+        description="The wall-clock time limit of one Run or Submit of this track, in "
+        "seconds (the exercise's own limit, or the service's default)"
+    )
+    solved: bool = Field(description="Whether the calling learner passed this track's Submit")
+    last_submission: str | None = Field(
+        description="The id of the calling learner's newest submission (Run or Submit) of "
+        "this track; null before the first"
+    )
+
+
+class ExerciseLink(BaseModel):
+    slug: str
+    title: str
 
 
 class ExerciseDetail(ExerciseSummary):
-    statement_html: str
+    statement_html: str = Field(
+        description='The statement as HTML; its "Going further" heading, if it has one, '
+        'has id="going-further"'
+    )
     hint_count: int
     tracks: dict[str, TrackInfo]  # type: ignore[assignment]
+    reveal_solution: bool = Field(
+        description="Whether a learner who solved a track may see its reference solution "
+        "(GET /api/exercises/{slug}/solution); the author can turn it off"
+    )
+    next_exercise: ExerciseLink | None = Field(
+        description="The exercise after this one in catalog order; null for the last"
+    )
+
+
+class SubmissionSummary(BaseModel):
+    """One of a learner's submissions, without its tests (GET /api/submissions/{id})."""
+
+    id: str
+    track: str
+    mode: Literal["run", "submit"]
+    status: Literal["pass", "fail", "error"]
+    passed: int
+    total: int
+    duration_ms: float
+    created_at: str
+
+
+class TrackProgress(BaseModel):
+    solved: bool = Field(description="A Submit of this track passed")
+    attempts: int = Field(description="How many Submits of this track (a Run is no attempt)")
+    last_submission: str | None = Field(
+        description="The id of the newest submission of this track, a Run or a Submit; "
+        "null before the first"
+    )
+
+
+class ExerciseProgress(BaseModel):
+    tracks: dict[str, TrackProgress]
+
+
+class Progress(BaseModel):
+    exercises: dict[str, ExerciseProgress] = Field(
+        description="Every exercise of the catalog, with every one of its tracks"
+    )
+
+
+class Solution(BaseModel):
+    track: str
+    code: str
+
+
+class SubmissionCode(BaseModel):
+    """The code a learner submitted (GET /api/submissions/{id}/code), for that learner."""
+
+    id: str
+    code: str
 
 
 class Hint(BaseModel):

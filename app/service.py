@@ -13,17 +13,31 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
-from app.errors import Invalid, NotFound, TooLarge
+from app.errors import Forbidden, Invalid, NotFound, TooLarge
 from app.limits import Admission, rate_limiter
 from app.rendering import render_markdown
-from app.schemas import ExerciseDetail, ExerciseSummary, Hint, TrackInfo
+from app.schemas import (
+    ExerciseDetail,
+    ExerciseLink,
+    ExerciseProgress,
+    ExerciseSummary,
+    Hint,
+    Progress,
+    Solution,
+    SubmissionCode,
+    TrackInfo,
+    TrackProgress,
+)
 from app.settings import AppSettings
 from app.store import Store, new_id
+from app.store import TrackProgress as Standing
 from graders.catalog import Exercise
 from graders.grading import Grader
 from graders.results import Mode
+from graders.sandbox import job_limits
 
 log = logging.getLogger("drill.app")
+NO_PROGRESS = Standing(solved=False, attempts=0, last_submission=None)
 
 
 class Service:
@@ -61,22 +75,41 @@ class Service:
             tracks=list(exercise.tracks),
         )
 
-    def detail(self, exercise: Exercise) -> ExerciseDetail:
+    def detail(self, exercise: Exercise, learner: str | None = None) -> ExerciseDetail:
+        """The exercise as the API shows it; ``learner``'s standing in each track (solved,
+        newest submission) if given. Blocking: it may read the store."""
+        standing = self.store.progress(learner, exercise.slug) if learner is not None else {}
+        wall_seconds = job_limits(self.settings, exercise).wall_seconds
         tracks = {}
         for name, track in exercise.tracks.items():
             reference = self.grader.reference(exercise, name)
+            mine = standing.get((exercise.slug, name), NO_PROGRESS)
             tracks[name] = TrackInfo(
                 starter_code=track.starter,
                 entry_points=list(track.entry_points),
                 example_count=len(reference.names(example=True)),
                 test_count=len(reference.names(example=False)),
+                wall_seconds=wall_seconds,
+                solved=mine.solved,
+                last_submission=mine.last_submission,
             )
         return ExerciseDetail(
             **self.summary(exercise).model_dump(exclude={"tracks"}),
             statement_html=render_markdown(exercise.statement),
             hint_count=len(exercise.hints),
             tracks=tracks,
+            reveal_solution=exercise.meta.reveal_solution,
+            next_exercise=self.next_exercise(exercise),
         )
+
+    def next_exercise(self, exercise: Exercise) -> ExerciseLink | None:
+        """The exercise after ``exercise`` in catalog order, or None after the last."""
+        slugs = [e.slug for e in self.exercises()]
+        position = slugs.index(exercise.slug) if exercise.slug in slugs else len(slugs)
+        if position + 1 >= len(slugs):
+            return None
+        following = self.exercise(slugs[position + 1])
+        return ExerciseLink(slug=following.slug, title=following.meta.title)
 
     def hint(self, slug: str, n: int) -> Hint:
         exercise = self.exercise(slug)
@@ -93,11 +126,7 @@ class Service:
     # --- submissions ---
 
     def check_code(self, exercise: Exercise, track: str, code: str) -> None:
-        if track not in exercise.tracks:
-            raise Invalid(
-                f"exercise {exercise.slug!r} has no track {track!r}; "
-                f"choose one of {', '.join(exercise.tracks)}"
-            )
+        self._track_of(exercise, track)
         try:
             size = len(code.encode("utf-8"))
         except UnicodeEncodeError:
@@ -137,6 +166,60 @@ class Service:
         if found is None:
             raise NotFound(f"no submission {sub_id!r}")
         return found
+
+    async def submission_code(self, learner: str, sub_id: str) -> SubmissionCode:
+        """The code of one of the learner's own submissions; another learner's is
+        answered as unknown, so that its id says nothing."""
+        code = await run_in_threadpool(self.store.submission_code, sub_id, learner)
+        if code is None:
+            raise NotFound(f"no submission {sub_id!r} of yours")
+        return SubmissionCode(id=sub_id, code=code)
+
+    def _track_of(self, exercise: Exercise, track: str) -> str:
+        if track not in exercise.tracks:
+            raise Invalid(
+                f"exercise {exercise.slug!r} has no track {track!r}; "
+                f"choose one of {', '.join(exercise.tracks)}"
+            )
+        return track
+
+    async def history(
+        self, learner: str, slug: str, track: str | None, limit: int
+    ) -> list[dict[str, Any]]:
+        """The learner's own submissions of an exercise, newest first."""
+        exercise = self.exercise(slug)
+        if track is not None:
+            self._track_of(exercise, track)
+        return await run_in_threadpool(self.store.history, learner, slug, track, limit)
+
+    async def progress(self, learner: str) -> Progress:
+        """Every exercise and track of the catalog, with the learner's standing in each."""
+        standing = await run_in_threadpool(self.store.progress, learner)
+        return Progress(
+            exercises={
+                exercise.slug: ExerciseProgress(
+                    tracks={
+                        track: TrackProgress(
+                            **standing.get((exercise.slug, track), NO_PROGRESS)._asdict()
+                        )
+                        for track in exercise.tracks
+                    }
+                )
+                for exercise in self.exercises()
+            }
+        )
+
+    async def solution(self, learner: str, slug: str, track: str) -> Solution:
+        """A track's reference solution, as the catalog read it (in this process: it
+        never goes near a sandbox), for a learner who passed that track's Submit."""
+        exercise = self.exercise(slug)
+        self._track_of(exercise, track)
+        if not exercise.meta.reveal_solution:
+            raise NotFound(f"the author of {slug!r} keeps its reference solutions hidden")
+        standing = await run_in_threadpool(self.store.progress, learner, slug)
+        if not standing.get((slug, track), NO_PROGRESS).solved:
+            raise Forbidden("Solve this track first: pass its Submit to see the reference solution")
+        return Solution(track=track, code=exercise.track(track).solution)
 
     # --- drafts ---
 

@@ -49,6 +49,7 @@ CSV_COLUMNS = (  # also the JSON export's keys
     "code",
 )
 WHOLE_RUN: str | None = None  # the "test" of a failure that stopped the whole run
+NOT_RUN = "not_run"  # graders.results.Status.NOT_RUN: a test that never started
 
 S, T = SubmissionRow, SubmissionTestRow
 
@@ -83,9 +84,17 @@ def _track_counts(connection: Connection, slug: str) -> list[Any]:
 
 
 def _test_counts(connection: Connection, slug: str) -> list[Any]:
-    """(track, test, runs, failures), in the order results list the tests."""
+    """(track, test, runs, failures, not run), in the order results list the tests. A
+    test that never started (an earlier one ended the job) is neither a run nor a
+    failure of its own; it is counted apart."""
     query = (
-        select(T.track, T.test, func.count(), func.sum(case((T.status != "pass", 1), else_=0)))
+        select(
+            T.track,
+            T.test,
+            func.sum(case((T.status != NOT_RUN, 1), else_=0)),
+            func.sum(case((T.status.not_in(("pass", NOT_RUN)), 1), else_=0)),
+            func.sum(case((T.status == NOT_RUN, 1), else_=0)),
+        )
         .where(*_submits_of(slug, T), T.test.is_not(None))
         .group_by(T.track, T.test)
         # Not by first appearance (min of id): the index that answers this query has no
@@ -104,6 +113,7 @@ def _top_failures(connection: Connection, slug: str, track: str, top: int) -> li
     query = (
         select(T.test, T.message, func.count())
         .where(*_submits_of(slug, T), T.track == track, T.status != "pass")
+        .where(T.status != NOT_RUN)  # not a failure: the failure is the test that stopped
         .group_by(T.test, T.message)
         .order_by(func.count().desc(), func.min(T.id))
         .limit(top)
@@ -136,16 +146,16 @@ def _report(
 
     def track_of(name: str, names: Sequence[str] = ()) -> dict[str, Any]:
         return tracks.setdefault(
-            name, {"submissions": 0, "passed": 0, "tests": {n: [0, 0] for n in names}}
+            name, {"submissions": 0, "passed": 0, "tests": {n: [0, 0, 0] for n in names}}
         )
 
     for name, names in track_tests.items():
         track_of(name, names)
     for track, submissions, passed in counts:
         track_of(track).update(submissions=int(submissions), passed=int(passed or 0))
-    for track, test, runs, failed in tests:
+    for track, test, runs, failed, not_run in tests:
         # Tests of the reference keep its order; tests seen only in older results follow.
-        track_of(track)["tests"][test] = [int(runs), int(failed or 0)]
+        track_of(track)["tests"][test] = [int(runs or 0), int(failed or 0), int(not_run or 0)]
     top_failures: dict[str, list[dict[str, Any]]] = {name: [] for name in tracks}
     for track, found in failures.items():
         top_failures[track] = [
@@ -159,8 +169,8 @@ def _report(
                 "submissions": numbers["submissions"],
                 "passed": numbers["passed"],
                 "tests": [
-                    {"name": test, "runs": runs, "failures": failed}
-                    for test, (runs, failed) in numbers["tests"].items()
+                    {"name": test, "runs": runs, "failures": failed, "not_run": not_run}
+                    for test, (runs, failed, not_run) in numbers["tests"].items()
                 ],
             }
             for name, numbers in tracks.items()
@@ -181,8 +191,9 @@ def exercise_stats(
     store: Store, slug: str, track_names: Mapping[str, Sequence[str]]
 ) -> dict[str, Any]:
     """``{"slug", "tracks": {TRACK: {"submissions", "passed", "tests": [{name, runs,
-    failures}]}}}``; ``track_names`` maps each track of the exercise to its hidden tests'
-    names in order (tests seen only in older results follow, in the order results list
+    failures, not_run}]}}}`` (``runs``: the Submits that ran the test; ``not_run``: those
+    that ended before it started); ``track_names`` maps each track of the exercise to its
+    hidden tests' names in order (tests seen only in older results follow, in the order results list
     them)."""
     stats: dict[str, Any] = _report(store, slug, track_names, top=None)["stats"]
     return stats
@@ -200,9 +211,24 @@ def common_failures(
     return failures
 
 
-def recent_submissions(store: Store, slug: str, limit: int = RECENT) -> list[dict[str, Any]]:
+def learners_named(store: Store, slug: str, pseudonym: str) -> list[str]:
+    """The learners (ids) of the exercise's Submits whose pseudonym (``short_learner``) is
+    ``pseudonym``. Pseudonyms are not stored: the exercise's learners are hashed here."""
+    query = select(SubmissionRow.learner).where(*_submits_of(slug)).distinct()
+    try:
+        with store.engine.connect() as connection:
+            learners = connection.execute(query).scalars().all()
+    except OperationalError as exc:
+        raise StoreUnavailable(str(exc.orig)) from exc
+    return [learner for learner in learners if short_learner(learner) == pseudonym]
+
+
+def recent_submissions(
+    store: Store, slug: str, limit: int = RECENT, learner: str | None = None
+) -> list[dict[str, Any]]:
     """The newest Submit rows of an exercise, newest first, with their code clipped to
-    ``CODE_PREVIEW_CHARS`` (``code_clipped`` tells whether it was)."""
+    ``CODE_PREVIEW_CHARS`` (``code_clipped`` tells whether it was); with ``learner`` (a
+    pseudonym), only that learner's."""
     # Only one character past the preview is read: enough to know the code was longer.
     preview = func.substr(SubmissionRow.code, 1, CODE_PREVIEW_CHARS + 1).label("code")
     query = (
@@ -221,6 +247,11 @@ def recent_submissions(store: Store, slug: str, limit: int = RECENT) -> list[dic
         .order_by(SubmissionRow.created_at.desc(), SubmissionRow.id.desc())
         .limit(limit)
     )
+    if learner is not None:
+        learners = learners_named(store, slug, learner)
+        if not learners:
+            return []
+        query = query.where(SubmissionRow.learner.in_(learners))
     try:
         with store.engine.connect() as connection:
             rows = connection.execute(query).all()

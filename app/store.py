@@ -11,9 +11,9 @@ import secrets
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import create_engine, event, insert, select
+from sqlalchemy import Select, and_, case, create_engine, event, func, insert, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -28,11 +28,26 @@ from app.tables import (
 )
 from graders.results import GradeResult
 
-__all__ = ["Base", "DatabaseReferenceCache", "Store", "StoreUnavailable", "SubmissionRow"]
+__all__ = [
+    "Base",
+    "DatabaseReferenceCache",
+    "Store",
+    "StoreUnavailable",
+    "SubmissionRow",
+    "TrackProgress",
+]
 
 
 class StoreUnavailable(Exception):
     """The database could not take or give the data (busy, read-only, gone)."""
+
+
+class TrackProgress(NamedTuple):
+    """A learner's standing in one track of an exercise."""
+
+    solved: bool  # a Submit passed
+    attempts: int  # Submits (a Run is not an attempt)
+    last_submission: str | None  # the newest submission's id, a Run or a Submit
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -149,6 +164,17 @@ class Store:
         except OperationalError as exc:
             raise StoreUnavailable(str(exc.orig)) from exc
 
+    def submission_code(self, sub_id: str, learner: str) -> str | None:
+        """The code of a submission, for the learner who sent it; None for anyone else."""
+        query = select(SubmissionRow.code).where(
+            SubmissionRow.id == sub_id, SubmissionRow.learner == learner
+        )
+        try:
+            with self._session() as session:
+                return session.scalars(query).first()
+        except OperationalError as exc:
+            raise StoreUnavailable(str(exc.orig)) from exc
+
     def solved(self, learner: str) -> set[str]:
         """Slugs of the exercises this learner passed on submit, in any track."""
         query = (
@@ -163,6 +189,67 @@ class Store:
                 return set(session.scalars(query))
         except OperationalError as exc:
             raise StoreUnavailable(str(exc.orig)) from exc
+
+    def history(
+        self, learner: str, exercise: str, track: str | None = None, limit: int = 20
+    ) -> list[dict[str, Any]]:
+        """The learner's own submissions of ``exercise`` (of one ``track`` if given),
+        newest first: ``{id, track, mode, status, passed, total, duration_ms,
+        created_at}`` each, read from the narrow columns, never from the stored results."""
+        query = history_query(learner, exercise, track, limit)
+        try:
+            with self.engine.connect() as connection:
+                rows = connection.execute(query).all()
+        except OperationalError as exc:
+            raise StoreUnavailable(str(exc.orig)) from exc
+        return [{**row._asdict(), "created_at": _aware(row.created_at).isoformat()} for row in rows]
+
+    def progress(
+        self, learner: str, exercise: str | None = None
+    ) -> dict[tuple[str, str], TrackProgress]:
+        """Per (exercise, track) the learner submitted to (of ``exercise`` only, if
+        given): whether a Submit passed, how many Submits there were (Runs are not
+        attempts) and the newest submission's id (a Run or a Submit)."""
+        s = SubmissionRow
+        submit = s.mode == "submit"
+        mine = (s.learner == learner, *((s.exercise == exercise,) if exercise else ()))
+        counts = (
+            select(
+                s.exercise,
+                s.track,
+                func.sum(case((submit, 1), else_=0)),
+                func.max(case((and_(submit, s.status == "pass"), 1), else_=0)),
+            )
+            .where(*mine)
+            .group_by(s.exercise, s.track)
+        )
+        ranked = (  # each row's place in its track, newest first
+            select(
+                s.exercise,
+                s.track,
+                s.id,
+                func.row_number()
+                .over(
+                    partition_by=(s.exercise, s.track),
+                    order_by=(s.created_at.desc(), s.id.desc()),
+                )
+                .label("place"),
+            )
+            .where(*mine)
+            .subquery()
+        )
+        latest = select(ranked.c.exercise, ranked.c.track, ranked.c.id).where(ranked.c.place == 1)
+        try:
+            with self.engine.connect() as connection:
+                found = {
+                    (exercise, track): TrackProgress(bool(solved), int(attempts or 0), None)
+                    for exercise, track, attempts, solved in connection.execute(counts)
+                }
+                for exercise, track, sub_id in connection.execute(latest):
+                    found[exercise, track] = found[exercise, track]._replace(last_submission=sub_id)
+        except OperationalError as exc:
+            raise StoreUnavailable(str(exc.orig)) from exc
+        return found
 
     # --- drafts ---
 
@@ -196,6 +283,21 @@ class Store:
                 return {"code": row.code, "updated_at": _aware(row.updated_at).isoformat()}
         except OperationalError as exc:
             raise StoreUnavailable(str(exc.orig)) from exc
+
+
+def history_query(
+    learner: str, exercise: str, track: str | None, limit: int
+) -> Select[str, str, str, str, int, int, float, datetime]:
+    """A learner's submissions of an exercise, newest first: a backward range scan of
+    ``ix_submissions_learner_history`` that stops after ``limit`` rows."""
+    s = SubmissionRow
+    query = (
+        select(s.id, s.track, s.mode, s.status, s.passed, s.total, s.duration_ms, s.created_at)
+        .where(s.learner == learner, s.exercise == exercise)
+        .order_by(s.created_at.desc(), s.id.desc())
+        .limit(limit)
+    )
+    return query if track is None else query.where(s.track == track)
 
 
 def _upgrade(engine: Engine) -> Upgrade:

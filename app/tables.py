@@ -64,10 +64,13 @@ class SubmissionRow(Base):
             "learner",
             "created_at",
         ),
+        # A learner's own submissions (history, progress, solved marks): by exercise,
+        # newest last, so a page of history is a short backward range scan.
+        Index("ix_submissions_learner_history", "learner", "exercise", "created_at", "id"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    learner: Mapped[str] = mapped_column(String(64), index=True)
+    learner: Mapped[str] = mapped_column(String(64))
     exercise: Mapped[str] = mapped_column(String(100), index=True)
     track: Mapped[str] = mapped_column(String(16))
     mode: Mapped[str] = mapped_column(String(8))

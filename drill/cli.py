@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graders.errors import DrillError, UnknownExercise
-from graders.results import GradeResult, Status
+from graders.results import TRUNCATION_MARKER, GradeResult, Status, TestResult
 from graders.settings import get_settings
 
 if TYPE_CHECKING:
@@ -18,7 +18,12 @@ if TYPE_CHECKING:
     from graders.grading import Grader
     from graders.mutants import MutantReport
 
-SYMBOLS = {Status.PASS: "PASS", Status.FAIL: "FAIL", Status.ERROR: "ERROR"}
+SYMBOLS = {
+    Status.PASS: "PASS",
+    Status.FAIL: "FAIL",
+    Status.ERROR: "ERROR",
+    Status.NOT_RUN: "SKIP",
+}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -137,17 +142,55 @@ def _grade(args: argparse.Namespace) -> int:
     return 0 if result.status == Status.PASS else 1
 
 
+def format_size(size: int) -> str:
+    """Bytes as the pages say them: 512 B, 16 KiB, 12.3 MB (kibibytes for what was kept,
+    decimal units past a mebibyte, as file managers show big sizes)."""
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f}".removesuffix(".0") + " KiB"
+    value = size / 10**6
+    for unit in ("MB", "GB", "TB", "PB"):
+        if value < 999.95 or unit == "PB":
+            return f"{value:.1f}".removesuffix(".0") + f" {unit}"
+        value /= 1000
+    raise AssertionError("unreachable")
+
+
+def _output_note(test: TestResult) -> str | None:
+    """One line on a test's output when it was cut (--json shows what was kept)."""
+    if not test.output_truncated:
+        return None
+    # What the test printed ends at the marker (a traceback may follow it).
+    printed = test.output.split(TRUNCATION_MARKER, 1)[0]
+    kept = len(printed.encode("utf-8", "surrogatepass"))
+    if test.output_bytes is None:
+        return f"output truncated: the first {format_size(kept)} kept"
+    total = format_size(test.output_bytes)
+    of = f"at least {total}" if test.output_bytes_at_least else total
+    return f"output truncated: the first {format_size(kept)} of {of} kept"
+
+
 def format_result(result: GradeResult, warning: str | None = None) -> str:
     lines = [f"{result.exercise} [{result.track}] {result.mode}"]
     if warning:
         lines.append(f"WARNING: {warning}")
     for test in result.tests:
-        line = f"  {SYMBOLS[test.status]:5} {test.name} ({test.duration_ms:.1f} ms)"
-        if test.message:
-            line += "".join(f"\n        {text}" for text in test.message.splitlines())
+        if test.status == Status.NOT_RUN:
+            line = f"  {SYMBOLS[test.status]:5} {test.name} (not run)"
+        else:
+            line = f"  {SYMBOLS[test.status]:5} {test.name} ({test.duration_ms:.1f} ms)"
+        note = _output_note(test)
+        for text in [*test.message.splitlines(), *([note] if note else [])]:
+            line += f"\n        {text}"
         lines.append(line)
     if result.tests:
-        lines.append(f"{result.passed}/{result.total} tests passed in {result.duration_ms:.0f} ms")
+        not_run = sum(t.status == Status.NOT_RUN for t in result.tests)
+        lines.append(
+            f"{result.passed}/{result.total} tests passed"
+            + (f" ({not_run} not run)" if not_run else "")
+            + f" in {result.duration_ms:.0f} ms"
+        )
     else:
         lines.append(f"{SYMBOLS[result.status]}: {result.message}")
     return "\n".join(lines)

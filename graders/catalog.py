@@ -2,7 +2,8 @@
 
 A package is a folder ``exercises/<slug>/``::
 
-    exercise.toml        title, section, difficulty, summary, [tracks.*], optional [limits]
+    exercise.toml        title, section, difficulty, summary, optional order and
+                         reveal_solution, [tracks.*], optional [limits]
     statement.md         the statement (names every entry point)
     hints/1.md, 2.md...  hints, revealed in order
     <track>/starter.py   what the learner starts from
@@ -26,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
+from graders import pyparse
 from graders.errors import CatalogError, UnknownExercise
 
 TRACKS = ("numpy", "torch")
@@ -59,6 +61,8 @@ class ExerciseMeta(BaseModel):
     difficulty: Literal["easy", "medium", "hard"]
     summary: str = Field(min_length=1, max_length=300)
     order: int = 100  # position in the catalog (then title): a course's own sequence
+    # Whether a learner who passed a track's Submit may read its solution.py.
+    reveal_solution: StrictBool = True  # true or false: not "no", not 0
     tracks: dict[str, TrackMeta] = Field(min_length=1)
     limits: Limits = Limits()
 
@@ -241,7 +245,7 @@ def _load_track(folder: Path, name: str, entry_points: tuple[str, ...]) -> Track
 
 
 def _parameters(code: str) -> dict[str, tuple[str, ...]]:
-    functions = [n for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)]
+    functions = [n for n in pyparse.parse(code).body if isinstance(n, ast.FunctionDef)]
     return {f.name: tuple(a.arg for a in f.args.posonlyargs + f.args.args) for f in functions}
 
 
@@ -250,7 +254,7 @@ def _known(folder: Path, missing_docstring: str) -> tuple[KnownSolution, ...]:
     known = []
     for path in sorted(folder.glob("*.py")):
         code = _python(path)
-        doc = ast.get_docstring(ast.parse(code))
+        doc = ast.get_docstring(pyparse.parse(code))
         if not doc or not doc.strip():
             raise CatalogError(str(path), missing_docstring)
         known.append(KnownSolution(path, doc.strip().splitlines()[0], code))
@@ -258,13 +262,13 @@ def _known(folder: Path, missing_docstring: str) -> tuple[KnownSolution, ...]:
 
 
 def _top_level_functions(code: str) -> set[str]:
-    return {n.name for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)}
+    return {n.name for n in pyparse.parse(code).body if isinstance(n, ast.FunctionDef)}
 
 
 def _python(path: Path) -> str:
     code = _read(path)
     try:
-        ast.parse(code, filename=str(path))
+        pyparse.parse(code, str(path))
     except SyntaxError as exc:
         raise CatalogError(str(path), f"syntax error at line {exc.lineno}: {exc.msg}") from None
     return code

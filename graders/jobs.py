@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from graders import pyparse
 from graders.harness import wire
 from graders.harness.wire import FrameType
 
@@ -347,7 +348,7 @@ def _check_outcome_meta(meta: dict[str, Any]) -> None:
 @lru_cache(maxsize=256)
 def compiled_tests(source: str, examples_only: bool = False) -> bytes:
     """The tests module, compiled; with ``examples_only``, without the hidden tests."""
-    tree = ast.parse(source, TESTS_FILENAME)
+    tree = pyparse.parse(source, TESTS_FILENAME)
     if examples_only:
         tree.body = [node for node in tree.body if not _hidden_test(node)]
     return marshal.dumps(compile(tree, TESTS_FILENAME, "exec", dont_inherit=True))

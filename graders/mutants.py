@@ -702,7 +702,7 @@ class MutantReport:
 
 
 def _failing(result: GradeResult) -> list[str]:
-    failing = [t.name for t in result.tests if t.status != Status.PASS]
+    failing = [t.name for t in result.tests if t.status not in (Status.PASS, Status.NOT_RUN)]
     return failing or [result.message or result.status.value]
 
 

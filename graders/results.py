@@ -6,13 +6,19 @@ Named after Exercism's ``results.json``: ``version`` is the version of this form
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 RESULTS_VERSION = 1
 OUTPUT_LIMIT = 16 * 1024  # characters of learner output kept per test
+# Kept at the cut of a truncated output (``output_truncated`` says so too, with
+# ``output_bytes`` telling how much there was): readers of ``output`` alone, the CLI's
+# --json and results stored before those fields, still see where the output was cut.
 TRUNCATION_MARKER = "\n… [output truncated]"
+# The largest output size a result reports: JavaScript's largest exact integer (2**53 - 1),
+# far above what a test can write within its time limit.
+MAX_OUTPUT_BYTES = 2**53 - 1
 MESSAGE_LIMIT = 2000  # characters of a verdict message; a message never needs more
 CLIPPED_MARKER = " … [message clipped]"
 
@@ -20,9 +26,25 @@ Mode = Literal["run", "submit"]
 
 
 class Status(StrEnum):
+    """A test's status; a whole result is never ``not_run`` (it is pass, fail or error)."""
+
     PASS = "pass"  # noqa: S105 - a test status, not a password
     FAIL = "fail"
     ERROR = "error"
+    # A test that never started: an earlier one ended the job (a timeout, a crash, a
+    # limit). It is no failure of its own; the test that was running carries the error.
+    NOT_RUN = "not_run"
+
+
+# What results stored before ``not_run`` existed said of such a test, as an error.
+LEGACY_NOT_RUN = "not run: an earlier test stopped the run"
+NOT_RUN_MESSAGE = "an earlier test ended the run before this test started"
+
+
+def not_run_message(stopped_at: str) -> str:
+    """The message of a test that did not run, naming the test that ended the run (whose
+    own message says why)."""
+    return f"the run ended during test {stopped_at!r}, before this test started"
 
 
 def clip_message(text: str, limit: int = MESSAGE_LIMIT) -> str:
@@ -41,14 +63,51 @@ class TestResult(BaseModel):
     name: str
     status: Status
     message: str = ""
-    output: str = ""
+    output: str = Field(
+        "",
+        description="The learner's stdout and stderr during this test (then a traceback, "
+        f"if it raised); at most {OUTPUT_LIMIT} characters of it are kept, and a cut one "
+        f"ends with {TRUNCATION_MARKER.strip()!r}",
+    )
+    output_truncated: bool = Field(
+        False, description="Whether the test wrote more than ``output`` keeps"
+    )
+    output_bytes: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_OUTPUT_BYTES,
+        description="How many bytes the test wrote to stdout and stderr in all (UTF-8), "
+        "when the grader counted them; null when it could not",
+    )
+    output_bytes_at_least: bool = Field(
+        False,
+        description="True when counting stopped at the sandbox's cap on raw writes: the "
+        "test wrote at least ``output_bytes`` bytes (its further writes failed)",
+    )
     duration_ms: float = 0.0
     hint: int | None = None
 
-    @field_validator("output")
+    @model_validator(mode="before")
     @classmethod
-    def _bounded(cls, value: str) -> str:
-        return truncate_output(value) if len(value) > OUTPUT_LIMIT else value
+    def _legacy(cls, data: Any) -> Any:
+        """Results stored before ``not_run`` and ``output_truncated`` read as new ones."""
+        if not isinstance(data, dict):
+            return data
+        if data.get("status") == Status.ERROR and data.get("message") == LEGACY_NOT_RUN:
+            data = {**data, "status": Status.NOT_RUN, "message": NOT_RUN_MESSAGE}
+        output = data.get("output")
+        if "output_truncated" not in data and isinstance(output, str):
+            data = {**data, "output_truncated": TRUNCATION_MARKER in output}
+        return data
+
+    @model_validator(mode="after")
+    def _bounded(self) -> TestResult:
+        if len(self.output) > OUTPUT_LIMIT:
+            self.output = truncate_output(self.output)
+            self.output_truncated = True
+        if self.output_bytes is None:
+            self.output_bytes_at_least = False
+        return self
 
     @field_validator("message")
     @classmethod
@@ -72,3 +131,10 @@ class GradeResult(BaseModel):
     @classmethod
     def _clipped(cls, value: str) -> str:
         return clip_message(value)
+
+    @field_validator("status")
+    @classmethod
+    def _whole(cls, value: Status) -> Status:
+        if value == Status.NOT_RUN:
+            raise ValueError("a whole result is pass, fail or error; only a test is not_run")
+        return value

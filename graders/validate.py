@@ -61,7 +61,8 @@ class TrackReport:
 
 
 def _failing(result: GradeResult) -> list[str]:
-    return [t.name for t in result.tests if t.status != Status.PASS]
+    """The tests that caught the code: a test that never ran caught nothing."""
+    return [t.name for t in result.tests if t.status not in (Status.PASS, Status.NOT_RUN)]
 
 
 def _one_line(message: str | None) -> str:

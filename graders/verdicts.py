@@ -19,7 +19,17 @@ from graders.harness import wire
 from graders.harness.wire import FrameType
 from graders.jobs import JobOutcome
 from graders.references import Reference
-from graders.results import GradeResult, Mode, Status, TestResult, truncate_output
+from graders.results import (
+    MAX_OUTPUT_BYTES,
+    OUTPUT_LIMIT,
+    TRUNCATION_MARKER,
+    GradeResult,
+    Mode,
+    Status,
+    TestResult,
+    not_run_message,
+    truncate_output,
+)
 from graders.sandbox import JobLimits
 
 # "Cannot allocate memory" is ENOMEM, e.g. an mmap past the address-space limit
@@ -30,6 +40,10 @@ MEMORY_MARKERS = (
     "Unable to allocate",
     "Cannot allocate memory",
 )
+
+
+# Of a raising test's traceback, shown after its output (the learner's frames only).
+TRACEBACK_CHARS = 4000
 
 
 @dataclass(frozen=True)
@@ -111,20 +125,23 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
     if stop is not None and not code_loaded:
         return ctx.error(f"{stop} while loading your code", duration)
     tests: list[TestResult] = []
+    stopped_at: str | None = None
     for name in ctx.names:
         if name in results:
             tests.append(results[name])
             continue
         hint = ctx.reference.options(name).hint
-        if stop is not None:
+        if stopped_at is None and stop is not None:
+            # The first unfinished test was running when the job ended: it carries the
+            # reason. The ones after it never started.
             tests.append(TestResult(name=name, status=Status.ERROR, message=stop, hint=hint))
-            stop = None  # the first unfinished test carries the reason; the rest did not run
+            stopped_at = name
         else:
             tests.append(
                 TestResult(
                     name=name,
-                    status=Status.ERROR,
-                    message="not run: an earlier test stopped the run",
+                    status=Status.NOT_RUN,
+                    message=not_run_message(stopped_at or "?"),
                     hint=hint,
                 )
             )
@@ -151,11 +168,20 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
     h = frame.header
     name = h["name"]
     options = ctx.reference.options(name)
-    output = truncate_output(
-        _text(h.get("output")), already_truncated=h.get("output_truncated") is True
-    )
+    # All the sandbox sent (at most its capture limit, DRILL_OUTPUT_BYTES characters), cut
+    # to what a result keeps, leaving room for the traceback a raising test adds after it.
+    printed = h["output"] if isinstance(h.get("output"), str) else ""
+    cut = h.get("output_truncated") is True
+    room = OUTPUT_LIMIT - len(TRUNCATION_MARKER)
+    room -= TRACEBACK_CHARS + 1 if h.get("status") == "raised" else 0
+    output = truncate_output(printed, room, already_truncated=cut)
     duration = _number(h.get("duration_ms"), 0.0, ctx.limits.wall_seconds * 1000 + 1000)
-    common: dict[str, Any] = {"name": name, "hint": options.hint, "duration_ms": duration or 0.0}
+    common: dict[str, Any] = {
+        "name": name,
+        "hint": options.hint,
+        "duration_ms": duration or 0.0,
+        **_output_size(h, printed, cut or output != printed),
+    }
     if duration is None:
         return TestResult(
             **common,
@@ -227,7 +253,7 @@ def _exception_message(
     kind = _text(error.get("type")) or "Exception"
     text = plain_message(_text(error.get("message")))
     line = _number(error.get("line"), 1, 10**7)
-    traceback = _text(error.get("traceback"))
+    traceback = _text(error.get("traceback"))[:TRACEBACK_CHARS]
     code = " ".join(_text(error.get("code"))[:200].split())
     where = f" (line {int(line)}{': ' + code if code else ''})" if isinstance(line, int) else ""
     if kind == "MemoryError" or any(m in text for m in MEMORY_MARKERS):
@@ -327,6 +353,21 @@ def _stop_reason(ctx: Context, outcome: JobOutcome) -> str:
 
 def _memory_message(limits: JobLimits) -> str:
     return f"memory limit of {limits.memory_mb} MiB exceeded"
+
+
+def _output_size(h: Mapping[str, Any], printed: str, truncated: bool) -> dict[str, Any]:
+    """The output fields of a test result besides ``output``. The count is the
+    sandbox's word: kept only when it is a whole number of bytes no smaller than the
+    characters it sent (each character written is at least one byte, and each byte read
+    back at most one character)."""
+    written = h.get("output_bytes")
+    if type(written) is not int or not len(printed) <= written <= MAX_OUTPUT_BYTES:
+        return {"output_truncated": truncated, "output_bytes": None}
+    return {
+        "output_truncated": truncated,
+        "output_bytes": written,
+        "output_bytes_at_least": h.get("output_bytes_at_least") is True,
+    }
 
 
 def _text(value: Any) -> str:

@@ -6,6 +6,10 @@ does), and it grades by comparison of text: the reference solution passes every 
 code that does not compile gets the real syntax-error verdict, and any other code fails
 every test with a message that says it was not run. Routes, the store, the pages and the
 limits in front of grading are real; whether a submission is *right* is not decided here.
+
+Code that holds the line ``# fake: time out`` gets the verdict of a run the sandbox
+stopped at its first test (built by graders.verdicts from such a job's outcome): that
+test times out and the others are ``not_run``.
 """
 
 from __future__ import annotations
@@ -13,21 +17,26 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from graders import verdicts
+from graders import pyparse, verdicts
 from graders.backend import BackendStatus
 from graders.catalog import Exercise
+from graders.harness import wire
+from graders.harness.wire import FrameType
+from graders.jobs import JobOutcome
 from graders.references import Reference, TestOptions
 from graders.results import GradeResult, Mode, Status, TestResult
 from graders.sandbox import JobLimits
 
 NOT_RUN = "not run: the fake grading backend of the tests passes only the reference solution"
 LIMITS = JobLimits(5, 10, 2**30, 65536, 64 * 2**20, 64)
+TIME_OUT = "# fake: time out"
 
 
 def declared_tests(tests_code: str) -> list[TestOptions]:
     """The ``@test(...)`` declarations of a tests module, read without running it."""
     found = []
-    for node in ast.parse(tests_code).body:
+    tree = pyparse.parse(tests_code)
+    for node in tree.body:
         if not isinstance(node, ast.FunctionDef):
             continue
         for decorator in node.decorator_list:
@@ -82,6 +91,10 @@ class ReferenceOnlyBackend:
         except (SyntaxError, ValueError) as exc:
             error = exc if isinstance(exc, SyntaxError) else SyntaxError(str(exc))
             return verdicts.syntax_error(ctx, error)
+        if TIME_OUT in code.splitlines():
+            # The code loaded, then the first test ran past the time limit.
+            loaded = wire.Frame({"type": FrameType.CODE_LOADED})
+            return verdicts.build(ctx, JobOutcome(frames=[loaded], killed_for="wall", elapsed=10))
         right = code.strip() == exercise.track(track).solution.strip()
         tests = [
             TestResult(

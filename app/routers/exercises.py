@@ -3,13 +3,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from app.deps import ServiceDep, get_client, get_learner
-from app.schemas import ExerciseDetail, ExerciseSummary, Hint, SubmissionIn, SubmissionResult
+from app.deps import LearnerDep, ServiceDep, get_client, get_learner
+from app.schemas import (
+    ExerciseDetail,
+    ExerciseSummary,
+    Hint,
+    Solution,
+    SubmissionIn,
+    SubmissionResult,
+    SubmissionSummary,
+)
 from app.service import Service
 
 router = APIRouter(prefix="/api/exercises", tags=["exercises"])
@@ -23,9 +31,10 @@ def list_exercises(service: ServiceDep) -> list[ExerciseSummary]:
 
 
 @router.get("/{slug}")
-def get_exercise(service: ServiceDep, slug: str = SlugPath) -> ExerciseDetail:
-    """An exercise: its statement as HTML, its hint count and its tracks' starter code."""
-    return service.detail(service.exercise(slug))
+def get_exercise(service: ServiceDep, learner: LearnerDep, slug: str = SlugPath) -> ExerciseDetail:
+    """An exercise: its statement as HTML, its hints, its tracks (starter code, time limit,
+    the calling learner's standing) and the next exercise."""
+    return service.detail(service.exercise(slug), learner)
 
 
 @router.get("/{slug}/hints/{n}")
@@ -77,3 +86,46 @@ async def submit(request: Request, slug: str = SlugPath) -> Any:
     )
     # Already in the result's shape (store.save_submission built it from the model).
     return JSONResponse(stored)
+
+
+TrackQuery = Query(
+    None, min_length=1, max_length=32, description="Only this track's", examples=["numpy"]
+)
+
+
+@router.get(
+    "/{slug}/submissions",
+    responses={
+        404: {"description": "Unknown exercise"},
+        422: {"description": "A track the exercise does not have, or a limit outside 1..100"},
+    },
+)
+async def list_submissions(
+    service: ServiceDep,
+    learner: LearnerDep,
+    slug: str = SlugPath,
+    track: str | None = TrackQuery,
+    limit: int = Query(20, ge=1, le=100, description="At most this many, the newest"),
+) -> list[SubmissionSummary]:
+    """The calling learner's own submissions of an exercise (Runs and Submits), newest
+    first; another learner's are never listed, and a new learner has none."""
+    rows = await service.history(learner, slug, track, limit)
+    return [SubmissionSummary.model_validate(row) for row in rows]
+
+
+@router.get(
+    "/{slug}/solution",
+    responses={
+        403: {"description": "The calling learner has not passed this track's Submit yet"},
+        404: {"description": "Unknown exercise, or its author keeps the solutions hidden"},
+        422: {"description": "A track the exercise does not have"},
+    },
+)
+async def get_solution(
+    service: ServiceDep,
+    learner: LearnerDep,
+    slug: str = SlugPath,
+    track: str = Query(min_length=1, max_length=32, examples=["numpy"]),
+) -> Solution:
+    """A track's reference solution, for a learner who passed that track's Submit."""
+    return await service.solution(learner, slug, track)

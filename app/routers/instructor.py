@@ -7,6 +7,7 @@ token as a bearer token; the pages take the cookie the login form sets.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Annotated, Any
 from urllib.parse import parse_qs
 
@@ -28,7 +29,8 @@ from app.instructor_auth import (
     set_login_cookie,
     throttled,
 )
-from app.routers.pages import render
+from app.rendering import highlight_python
+from app.routers.pages import TRACK_LABELS, render
 from app.service import Service
 from graders.catalog import Exercise
 from graders.errors import DrillError, UnknownExercise
@@ -38,7 +40,9 @@ log = logging.getLogger("drill.app")
 SlugPath = Path(max_length=100, pattern=r"^[a-z0-9-]+$")
 # The exports' optional filter: one exercise's submissions.
 ExerciseFilter = Annotated[str | None, Query(max_length=100, pattern=r"^[a-z0-9-]+$")]
-TRACK_LABELS = {"numpy": "NumPy", "torch": "PyTorch"}
+# The recent submissions' filter: a learner's pseudonym, as the pages show it.
+PSEUDONYM = re.compile(r"[0-9a-f]{10}")
+PSEUDONYM_EXAMPLE = "3fa2c81b0d"
 NO_STORE = {"Cache-Control": "no-store"}  # learners' code: never in a shared cache
 
 
@@ -46,8 +50,9 @@ class TestStats(BaseModel):
     __test__ = False  # not a pytest class
 
     name: str
-    runs: int
+    runs: int  # Submits that ran this test
     failures: int
+    not_run: int = 0  # Submits that ended (a timeout, a crash) before this test started
 
 
 class TrackStats(BaseModel):
@@ -105,7 +110,8 @@ def _catalog_problem(service: Service) -> str | None:
 @api.get("/exercises/{slug}/stats", response_model=ExerciseStats)
 async def exercise_stats(service: ServiceDep, slug: str = SlugPath) -> Any:
     """Submit rows only: per track, submissions, passes and each hidden test's runs and
-    failures (a failure is any status but ``pass``)."""
+    failures (a failure is a test that ran and did not pass; one that never started, as
+    an earlier test ended the run, is counted in ``not_run``)."""
     exercise = service.exercise(slug)  # UnknownExercise -> 404
     report = await run_in_threadpool(_report, service, exercise)
     return report["stats"]
@@ -344,8 +350,39 @@ def _chart(tests: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _learner_filter(value: str | None) -> dict[str, Any]:
+    """The recent submissions' filter from the ``learner`` query parameter: ``learner``
+    (the pseudonym, or None for everyone), ``value`` (what to show in the field) and
+    ``error`` (a message, or None)."""
+    text = (value or "").strip()
+    if not text:
+        return {"learner": None, "value": "", "error": None}
+    pseudonym = text.lower()
+    if PSEUDONYM.fullmatch(pseudonym):
+        return {"learner": pseudonym, "value": pseudonym, "error": None}
+    shown = text if len(text) <= 40 else text[:39] + "…"
+    return {
+        "learner": None,
+        "value": text[:100],
+        "error": f"“{shown}” is not a learner pseudonym: that is the 10 characters (digits "
+        f"and a–f) shown beside a submission, such as {PSEUDONYM_EXAMPLE}.",
+    }
+
+
+def _recent(service: Service, slug: str, learner: str | None) -> list[dict[str, Any]]:
+    """The recent Submits (blocking), their code highlighted."""
+    recent = stats.recent_submissions(service.store, slug, learner=learner)
+    for row in recent:
+        row["track_label"] = TRACK_LABELS.get(row["track"], row["track"])
+        row["when"] = row["created_at"][:19].replace("T", " ") + " UTC"
+        row["code_html"] = highlight_python(row["code"])
+    return recent
+
+
 @pages.get("/exercises/{slug}", response_class=HTMLResponse)
-async def exercise_dashboard(request: Request, slug: str, service: ServiceDep) -> Response:
+async def exercise_dashboard(
+    request: Request, slug: str, service: ServiceDep, learner: str | None = None
+) -> Response:
     if (refused := _guard(request)) is not None:
         return refused
     try:
@@ -359,7 +396,8 @@ async def exercise_dashboard(request: Request, slug: str, service: ServiceDep) -
             message=f"There is no exercise named “{slug}”.",
         )
     report = await run_in_threadpool(_report, service, exercise)
-    recent = await run_in_threadpool(stats.recent_submissions, service.store, slug)
+    learner_filter = _learner_filter(learner)
+    recent = await run_in_threadpool(_recent, service, slug, learner_filter["learner"])
     tracks = []
     for name, numbers in report["stats"]["tracks"].items():
         tracks.append(
@@ -375,15 +413,14 @@ async def exercise_dashboard(request: Request, slug: str, service: ServiceDep) -
                 "retired": name not in exercise.tracks,
             }
         )
-    for row in recent:
-        row["track_label"] = TRACK_LABELS.get(row["track"], row["track"])
-        row["when"] = row["created_at"][:19].replace("T", " ") + " UTC"
     return _page(
         request,
         "instructor_exercise.html",
+        status_code=400 if learner_filter["error"] else 200,
         exercise={"slug": slug, "title": exercise.meta.title, "section": exercise.meta.section},
         tracks=tracks,
         recent=recent,
+        learner_filter=learner_filter,
         catalog_problem=_catalog_problem(service),
     )
 

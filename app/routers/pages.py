@@ -13,6 +13,7 @@ from app.deps import LearnerDep, ServiceDep
 from graders.errors import UnknownExercise
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
+TRACK_LABELS = {"numpy": "NumPy", "torch": "PyTorch"}
 
 
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -30,16 +31,54 @@ def render(request: Request, name: str, status_code: int = 200, **context: Any) 
 
 @router.get("/", response_class=HTMLResponse)
 async def catalog(request: Request, service: ServiceDep, learner: LearnerDep) -> HTMLResponse:
-    solved = await run_in_threadpool(service.store.solved, learner)
+    progress = await run_in_threadpool(service.store.progress, learner)
+    tried = {slug for slug, _ in progress}
     sections: dict[str, list[dict[str, Any]]] = {}
     for exercise in service.exercises():
-        entry = {**service.summary(exercise).model_dump(), "solved": exercise.slug in solved}
+        tracks = [
+            {
+                "name": track,
+                "label": TRACK_LABELS.get(track, track),
+                "solved": (exercise.slug, track) in progress
+                and progress[exercise.slug, track].solved,
+            }
+            for track in exercise.tracks
+        ]
+        entry = {
+            **service.summary(exercise).model_dump(),
+            "track_marks": tracks,
+            "solved": any(t["solved"] for t in tracks),  # in any track, as on LeetCode
+            "tried": exercise.slug in tried,  # a Run or a Submit, in any track
+        }
         sections.setdefault(exercise.meta.section, []).append(entry)
     return render(
         request,
         "catalog.html",
-        sections=[{"name": name, "exercises": items} for name, items in sections.items()],
+        sections=[_section(name, items) for name, items in sections.items()],
     )
+
+
+def _section(name: str, exercises: list[dict[str, Any]]) -> dict[str, Any]:
+    """A catalog section: its exercises, how many are solved, and the same per track
+    (of the exercises that offer it)."""
+    tracks: dict[str, dict[str, Any]] = {}
+    for exercise in exercises:
+        for track in exercise["track_marks"]:
+            count = tracks.setdefault(
+                track["name"], {"label": track["label"], "solved": 0, "total": 0}
+            )
+            count["total"] += 1
+            count["solved"] += track["solved"]
+    order = list(TRACK_LABELS)  # NumPy, then PyTorch, then any other track
+    return {
+        "name": name,
+        "exercises": exercises,
+        "solved": sum(e["solved"] for e in exercises),
+        "tracks": [
+            tracks[t]
+            for t in sorted(tracks, key=lambda t: order.index(t) if t in order else len(order))
+        ],
+    }
 
 
 @router.get("/exercises/{slug}", response_class=HTMLResponse)
@@ -56,7 +95,7 @@ async def exercise_page(
             title="Exercise not found",
             message=f"There is no exercise named “{slug}”.",
         )
-    detail = await run_in_threadpool(service.detail, exercise)
+    detail = await run_in_threadpool(service.detail, exercise, learner)
     drafts = {}
     for track in exercise.tracks:
         drafts[track] = await run_in_threadpool(service.store.get_draft, learner, slug, track)
@@ -64,11 +103,16 @@ async def exercise_page(
         "slug": slug,
         "hint_count": detail.hint_count,
         "default_track": next(iter(exercise.tracks)),
+        "reveal_solution": detail.reveal_solution,
+        "next_exercise": detail.next_exercise.model_dump() if detail.next_exercise else None,
         "tracks": {
             name: {
                 "starter_code": info.starter_code,
                 "example_count": info.example_count,
                 "test_count": info.test_count,
+                "wall_seconds": info.wall_seconds,
+                "solved": info.solved,
+                "last_submission": info.last_submission,
                 "draft": drafts[name],
             }
             for name, info in detail.tracks.items()

@@ -17,6 +17,7 @@ import time
 import traceback
 import types
 import zlib
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,8 @@ except ImportError:  # pragma: no cover
     torch = None  # type: ignore[assignment]
 
 TESTS_FILENAME = "<tests>"  # as graders.jobs compiles it
+# No job's header without a raw output cap comes near this (prewarm, references).
+MAX_RAW_OUTPUT = 1 << 62
 # The one module a job adds to sys.modules: the tests module is never registered, so
 # learner code cannot find the tests (or their helpers) by name.
 OWN_MODULES = frozenset({"solution"})
@@ -56,14 +59,27 @@ def newly_imported() -> list[str]:
     return sorted(set(sys.modules) - PRELOADED - OWN_MODULES)
 
 
+def utf8_size(s: str) -> int:
+    """The length of ``s`` in UTF-8 (lone surrogates as three bytes each), without
+    encoding a huge string at once: learner code may print hundreds of megabytes."""
+    if s.isascii():  # O(1) in CPython: the common case costs nothing
+        return len(s)
+    step = 1 << 16
+    return sum(
+        len(s[i : i + step].encode("utf-8", "surrogatepass")) for i in range(0, len(s), step)
+    )
+
+
 class BoundedText(io.TextIOBase):
-    """sys.stdout/sys.stderr for learner code: keeps the first ``limit`` characters."""
+    """sys.stdout/sys.stderr for learner code: keeps the first ``limit`` characters, and
+    counts every byte written (as UTF-8), kept or not."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.parts: list[str] = []
         self.kept = 0
         self.dropped = 0
+        self.written = 0
 
     def writable(self) -> bool:
         return True
@@ -76,19 +92,55 @@ class BoundedText(io.TextIOBase):
             self.parts.append(s[:room])
             self.kept += min(len(s), room)
         self.dropped += max(0, len(s) - room)
+        self.written += utf8_size(s)
         return len(s)
 
-    def take(self) -> tuple[str, int]:
-        text, dropped = "".join(self.parts), self.dropped
-        self.parts, self.kept, self.dropped = [], 0, 0
-        return text, dropped
+    def take(self) -> tuple[str, int, int]:
+        """The text kept, how many characters were dropped, how many bytes were written."""
+        text, dropped, written = "".join(self.parts), self.dropped, self.written
+        self.parts, self.kept, self.dropped, self.written = [], 0, 0, 0
+        return text, dropped, written
+
+
+@dataclass(frozen=True)
+class Captured:
+    """What a test printed: the text kept, whether some was dropped, and how many bytes
+    it wrote in all (``at_least``: raw writes hit the sandbox's cap, so further ones
+    failed and were not counted)."""
+
+    text: str
+    truncated: bool
+    written: int
+    at_least: bool
+
+    def header(self) -> dict[str, Any]:
+        """The output fields of a frame."""
+        return {
+            "output": self.text,
+            "output_truncated": self.truncated,
+            "output_bytes": self.written,
+            "output_bytes_at_least": self.at_least,
+        }
+
+    def after(self, prefix: Captured, limit: int) -> Captured:
+        """This capture with ``prefix`` (the code's output while loading) before it."""
+        text, truncated = prefix.text + self.text, prefix.truncated or self.truncated
+        if len(text) > limit:
+            text, truncated = text[:limit], True
+        return Captured(
+            text, truncated, prefix.written + self.written, prefix.at_least or self.at_least
+        )
+
+
+NOTHING = Captured("", False, 0, False)
 
 
 class Capture:
     """Per-test capture of Python-level and fd-level output."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, raw_limit: int) -> None:
         self.limit = limit
+        self.raw_limit = raw_limit  # RLIMIT_FSIZE: fd-level writes past it fail
         self.text = BoundedText(limit)
         self.fd = -1
 
@@ -99,9 +151,9 @@ class Capture:
         os.dup2(self.fd, 2)
         sys.stdout = sys.stderr = self.text
 
-    def stop(self) -> tuple[str, bool]:
-        text, dropped = self.text.take()
-        raw = b""
+    def stop(self) -> Captured:
+        text, dropped, written = self.text.take()
+        raw, size = b"", 0
         if self.fd >= 0:
             size = os.fstat(self.fd).st_size
             raw = os.pread(self.fd, self.limit, 0)
@@ -112,7 +164,7 @@ class Capture:
         if len(out) > self.limit:
             dropped += len(out) - self.limit
             out = out[: self.limit]
-        return out, dropped > 0
+        return Captured(out, dropped > 0, written + size, size >= self.raw_limit)
 
 
 def seed_everything(name: str) -> None:
@@ -206,6 +258,7 @@ def freeze_harness() -> None:
         FrameType,  # the kinds this process writes: an enum whose members stay put
         Job,
         Capture,
+        Captured,
         BoundedText,
     ):
         integrity.freeze_type(cls)
@@ -234,7 +287,11 @@ class Job:
         self.out_fd = out_fd
         self.filename = header["filename"]
         limits = header["limits"]
-        self.capture = Capture(limits["output_bytes"])
+        # The raw cap is absent from the headers of prewarm and of the references' jobs:
+        # then no write can reach a cap the count would stop at.
+        self.capture = Capture(
+            limits["output_bytes"], limits.get("raw_output_bytes", MAX_RAW_OUTPUT)
+        )
         self.max_result = limits["result_bytes"]
         self.max_text = limits.get("text_bytes", 4 << 20)
         self.snapshot = integrity.Snapshot()
@@ -282,17 +339,16 @@ class Job:
             self.send({"type": FrameType.TAMPERED, "what": str(exc)[:500]})
             return False
         except BaseException as exc:
-            output, truncated = self.capture.stop()
+            captured = self.capture.stop()
             self.send(
                 {
                     "type": FrameType.LOAD_ERROR,
                     "error": describe_exception(exc, self.filename),
-                    "output": output,
-                    "output_truncated": truncated,
+                    **captured.header(),
                 }
             )
             return False
-        load_output, _ = self.capture.stop()
+        load_output = self.capture.stop()
         self.send({"type": FrameType.CODE_LOADED})
 
         names = self.h["tests"] if self.h["tests"] is not None else list(specs)
@@ -303,10 +359,10 @@ class Job:
                 return False
             if not self.run_test(spec, module, load_output):
                 return False
-            load_output = ""
+            load_output = NOTHING
         return True
 
-    def run_test(self, spec: testing.TestSpec, module: types.ModuleType, prefix: str) -> bool:
+    def run_test(self, spec: testing.TestSpec, module: types.ModuleType, prefix: Captured) -> bool:
         """Run one test and send its frame; False when learner code tampered with it."""
         scenario = testing.Scenario(
             module.__dict__, self.h["entry_points"], after_call=self.check_integrity
@@ -351,11 +407,7 @@ class Job:
             frame["returned"] = scenario.returned
             frame.update(call_notes(scenario, None))
         frame["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
-        output, truncated = self.capture.stop()
-        output = prefix + output
-        if len(output) > self.capture.limit:  # the load's output and the test's, together
-            output, truncated = output[: self.capture.limit], True
-        frame["output"] = output
-        frame["output_truncated"] = truncated
+        # The load's output and the test's, together.
+        frame.update(self.capture.stop().after(prefix, self.capture.limit).header())
         self.send(frame, body)
         return True

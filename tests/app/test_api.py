@@ -33,7 +33,17 @@ RESULT_FIELDS = {
     "created_at",
     "tests",
 }
-TEST_FIELDS = {"name", "status", "message", "output", "duration_ms", "hint"}
+TEST_FIELDS = {
+    "name",
+    "status",
+    "message",
+    "output",
+    "output_truncated",
+    "output_bytes",
+    "output_bytes_at_least",
+    "duration_ms",
+    "hint",
+}
 
 
 def submit(
@@ -58,6 +68,9 @@ def test_submit_passes_and_is_stored(client: TestClient) -> None:
     assert result["version"] == 1 and result["exercise"] == GC and result["mode"] == "submit"
     for test in result["tests"]:
         assert set(test) == TEST_FIELDS and test["status"] == "pass"
+        # The sandbox counted what the test printed: all of it is kept.
+        assert test["output_bytes"] == len(test["output"].encode())
+        assert test["output_truncated"] is False and test["output_bytes_at_least"] is False
     stored = client.get(f"/api/submissions/{result['id']}")
     assert stored.status_code == 200 and stored.json() == result
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import csv
 import hashlib
 import hmac
+import html
 import io
 import json
+import re
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -195,7 +197,7 @@ def test_stats_count_the_submits_and_each_failed_test(
     reference = [t["name"] for t in submitted["solution"]["tests"]]
     assert [t["name"] for t in numpy["tests"]] == reference and len(reference) == 6
     for test in numpy["tests"]:
-        assert set(test) == {"name", "runs", "failures"}
+        assert set(test) == {"name", "runs", "failures", "not_run"}
         assert test["runs"] == 3
     failures = {t["name"]: t["failures"] for t in numpy["tests"]}
     assert failures[COPIES] == 1 and failures[UNSORTED] == 1
@@ -377,8 +379,10 @@ def test_the_dashboard_shows_the_real_numbers(
         for test in submitted[key]["tests"]:
             if test["status"] != "pass":
                 assert str(escape(test["message"])) in text
-    # The code of the recent Submits, escaped: the hostile comment stays text.
-    assert f"<code>{escape(SAVES_REFERENCES)}</code>" in text
+    # The code of the recent Submits, highlighted and escaped: the hostile comment stays text.
+    blocks = re.findall(r'<pre class="recent-code highlight"[^>]*><code>(.*?)</code>', text, re.S)
+    assert SAVES_REFERENCES in [html.unescape(re.sub(r"<[^>]*>", "", b)) for b in blocks]
+    assert '<span class="k">def</span>' in text
     assert "<script>alert" not in text
     assert f"/api/instructor/submissions.csv?exercise={GC}" in text
     assert f"/api/instructor/submissions.json?exercise={GC}" in text

@@ -9,18 +9,21 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import create_engine, inspect, select, text
 
 from app import migrate, stats
+from app.schemas import SubmissionResult
 from app.store import Store
-from app.tables import Base
+from app.tables import Base, SubmissionRow, SubmissionTestRow
 from drill.cli import main
+from graders.results import LEGACY_NOT_RUN, NOT_RUN_MESSAGE, Status
 from graders.settings import ROOT, get_settings
 from tests.app.postgres import fresh_database
 
@@ -129,6 +132,9 @@ def test_a_database_from_before_migrations_is_stamped_and_filled(tmp_path: Path)
         ("s2", [{"name": "first", "status": "fail", "message": "got 1"},
                 {"name": "second", "status": "fail", "message": "got 2"}], ""),
         ("s3", [], "SyntaxError at line 1"),
+        # As earlier code stored a run that timed out at its first test.
+        ("s4", [{"name": "first", "status": "error", "message": "timed out after 5 s"},
+                {"name": "second", "status": "error", "message": LEGACY_NOT_RUN}], ""),
     ]  # fmt: skip
     for n, (sub_id, tests, message) in enumerate(rows):
         old.execute(
@@ -150,22 +156,69 @@ def test_a_database_from_before_migrations_is_stamped_and_filled(tmp_path: Path)
         assert store.get_submission("s1") is not None
         # The per-test rows of the old results were filled in: the statistics see them.
         body = stats.exercise_stats(store, GC, {"numpy": ["first", "second"]})
+        # The test that never ran (an error, as earlier code stored it) is not_run now.
         assert body["tracks"]["numpy"]["tests"] == [
-            {"name": "first", "runs": 2, "failures": 1},
-            {"name": "second", "runs": 2, "failures": 2},
+            {"name": "first", "runs": 3, "failures": 2, "not_run": 0},
+            {"name": "second", "runs": 2, "failures": 2, "not_run": 1},
         ]
         failures = stats.common_failures(store, GC, {"numpy": []})["numpy"]
         assert failures == [
             {"message": "got 2", "count": 2, "test": "second"},
             {"message": "got 1", "count": 1, "test": "first"},
             {"message": "SyntaxError at line 1", "count": 1, "test": None},
+            {"message": "timed out after 5 s", "count": 1, "test": "first"},
         ]
+        # The stored result is as it was; read as a result, its test is not_run.
+        stored = store.get_submission("s4")
+        assert stored is not None and stored["tests"][1]["status"] == "error"
+        shown = SubmissionResult.model_validate({**stored, "created_at": "2025-01-04"})
+        assert shown.tests[1].status == Status.NOT_RUN
     finally:
         store.close()
     assert differences(f"sqlite:///{path}") == []
     reopened = Store(f"sqlite:///{path}")
     reopened.close()
     assert reopened.migration is not None and not reopened.migration.legacy
+
+
+def test_the_not_run_revision_rewrites_old_rows_and_back(empty_url: str) -> None:
+    engine = create_engine(empty_url)
+    tests_table = SubmissionTestRow.__table__
+    row = {"submission_id": "s1", "exercise": GC, "mode": "submit", "track": "numpy"}
+    try:
+        with engine.begin() as connection:
+            command.upgrade(migrate.config(connection), "0002")
+            connection.execute(
+                SubmissionRow.__table__.insert(),
+                {"id": "s1", "learner": "l", "exercise": GC, "track": "numpy",
+                 "mode": "submit", "exercise_version": "v", "status": "fail", "passed": 0,
+                 "total": 2, "duration_ms": 1.0, "created_at": datetime.now(UTC),
+                 "code": "", "result": {}},
+            )  # fmt: skip
+            connection.execute(
+                tests_table.insert(),
+                [
+                    {**row, "test": "a", "position": 0, "status": "error", "message": "boom"},
+                    {**row, "test": "b", "position": 1, "status": "error",
+                     "message": LEGACY_NOT_RUN},
+                ],
+            )  # fmt: skip
+        migrate.upgrade(engine)
+        query = select(tests_table.c.test, tests_table.c.status, tests_table.c.message)
+        with engine.connect() as connection:
+            assert sorted(connection.execute(query).all()) == [
+                ("a", "error", "boom"),
+                ("b", "not_run", NOT_RUN_MESSAGE),
+            ]
+        with engine.begin() as connection:
+            command.downgrade(migrate.config(connection), "0002")
+        with engine.connect() as connection:
+            assert sorted(connection.execute(query).all()) == [
+                ("a", "error", "boom"),
+                ("b", "error", LEGACY_NOT_RUN),
+            ]
+    finally:
+        engine.dispose()
 
 
 @pytest.fixture

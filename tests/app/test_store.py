@@ -14,7 +14,7 @@ from sqlalchemy import func, insert, select
 from app import stats
 from app.errors import RateLimited
 from app.limits import DatabaseRateLimiter, RateLimiter, rate_limiter
-from app.store import Store
+from app.store import Store, history_query
 from app.tables import Base, RateBucketRow, SubmissionRow, SubmissionTestRow
 from graders.results import GradeResult, Status, TestResult
 from tests.app.postgres import fresh_database
@@ -121,7 +121,88 @@ def test_solved_and_drafts(store: Store) -> None:
     assert store.get_draft("a", GC, "numpy") == saved and saved["code"] == "x = 2"
 
 
+def test_history_lists_a_learners_own_submissions_newest_first(store: Store) -> None:
+    first = save(store, graded({"first": ("fail", "m")}))
+    run = save(store, graded({"first": ("pass", "")}, mode="run"))
+    torch = save(store, graded({"first": ("pass", "")}, track="torch"))
+    save(store, graded({"first": ("pass", "")}), learner="learner-b")  # someone else's
+    rows = store.history("learner-a", GC)
+    assert [r["id"] for r in rows] == [torch["id"], run["id"], first["id"]]
+    assert rows[-1] == {
+        "id": first["id"],
+        "track": "numpy",
+        "mode": "submit",
+        "status": "fail",
+        "passed": 0,
+        "total": 1,
+        "duration_ms": 0.0,
+        "created_at": first["created_at"],
+    }
+    assert [r["id"] for r in store.history("learner-a", GC, "numpy")] == [run["id"], first["id"]]
+    assert [r["id"] for r in store.history("learner-a", GC, limit=1)] == [torch["id"]]
+    assert store.history("learner-a", "another-exercise") == []
+    assert store.history("nobody", GC) == []
+
+
+@pytest.mark.parametrize("track", [None, "numpy"], ids=["all-tracks", "one-track"])
+def test_history_reads_its_index_in_order(store: Store, track: str | None) -> None:
+    # No sort step and no scan of the table: the index gives the rows newest first.
+    query = history_query("learner-a", GC, track, 20)
+    with store.engine.connect() as connection:
+        if store.dialect == "sqlite":
+            compiled = query.compile(connection, compile_kwargs={"literal_binds": True})
+            plan = " ".join(str(row[-1]) for row in connection.exec_driver_sql(
+                f"EXPLAIN QUERY PLAN {compiled}"
+            ))  # fmt: skip
+            assert "ix_submissions_learner_history" in plan and "TEMP B-TREE" not in plan, plan
+        else:
+            connection.exec_driver_sql("SET enable_seqscan = off")  # a tiny table otherwise
+            compiled = query.compile(connection, compile_kwargs={"literal_binds": True})
+            plan = " ".join(r[0] for r in connection.exec_driver_sql(f"EXPLAIN {compiled}"))
+            assert "ix_submissions_learner_history" in plan and "Sort" not in plan, plan
+
+
+def test_progress_per_track_counts_submits_and_a_passing_submit_solves(store: Store) -> None:
+    save(store, graded({"first": ("fail", "m")}))
+    save(store, graded({"first": ("pass", "")}))
+    last = save(store, graded({"first": ("fail", "m")}, mode="run"))  # a Run: no attempt
+    ran = save(store, graded({"first": ("pass", "")}, track="torch", mode="run"))
+    save(store, graded({"first": ("pass", "")}, track="torch"), learner="learner-b")
+    progress = store.progress("learner-a")
+    assert progress == {
+        (GC, "numpy"): (True, 2, last["id"]),
+        (GC, "torch"): (False, 0, ran["id"]),  # a passing Run solves nothing
+    }
+    assert progress[GC, "numpy"].last_submission == last["id"]
+    assert store.progress("learner-b") == {
+        (GC, "torch"): (True, 1, store.history("learner-b", GC)[0]["id"])
+    }
+    assert store.progress("learner-a", "another-exercise") == {}
+    assert store.progress("learner-a", GC) == progress
+    assert store.progress("nobody") == {}
+
+
 # --- statistics ---
+
+
+def test_tests_that_did_not_run_are_neither_runs_nor_failures(store: Store) -> None:
+    stopped = {
+        "first": ("error", "timed out after 10 s"),
+        "second": ("not_run", "the run ended during test 'first'"),
+        "third": ("not_run", "the run ended during test 'first'"),
+    }
+    save(store, graded(stopped))
+    save(store, graded({"first": ("pass", ""), "second": ("fail", "m2"), "third": ("pass", "")}))
+    numpy = stats.exercise_stats(store, GC, {"numpy": REFERENCE})["tracks"]["numpy"]
+    assert numpy["tests"] == [
+        {"name": "first", "runs": 2, "failures": 1, "not_run": 0},
+        {"name": "second", "runs": 1, "failures": 1, "not_run": 1},
+        {"name": "third", "runs": 1, "failures": 0, "not_run": 1},
+    ]
+    assert stats.common_failures(store, GC, {"numpy": REFERENCE})["numpy"] == [
+        {"message": "timed out after 10 s", "count": 1, "test": "first"},
+        {"message": "m2", "count": 1, "test": "second"},
+    ]
 
 
 def test_statistics_count_submits_and_each_test(store: Store) -> None:
@@ -138,15 +219,15 @@ def test_statistics_count_submits_and_each_test(store: Store) -> None:
                 "submissions": 4,
                 "passed": 1,
                 "tests": [
-                    {"name": "first", "runs": 4, "failures": 2},
-                    {"name": "second", "runs": 4, "failures": 3},
-                    {"name": "third", "runs": 4, "failures": 2},
+                    {"name": "first", "runs": 4, "failures": 2, "not_run": 0},
+                    {"name": "second", "runs": 4, "failures": 3, "not_run": 0},
+                    {"name": "third", "runs": 4, "failures": 2, "not_run": 0},
                 ],
             },
             "torch": {
                 "submissions": 0,
                 "passed": 0,
-                "tests": [{"name": "t1", "runs": 0, "failures": 0}],
+                "tests": [{"name": "t1", "runs": 0, "failures": 0, "not_run": 0}],
             },
         },
     }
@@ -166,7 +247,7 @@ def test_tests_and_tracks_seen_only_in_older_results_follow(store: Store) -> Non
     assert body["tracks"]["jax"] == {
         "submissions": 1,
         "passed": 1,
-        "tests": [{"name": "gone", "runs": 1, "failures": 0}],
+        "tests": [{"name": "gone", "runs": 1, "failures": 0, "not_run": 0}],
     }
 
 
@@ -213,7 +294,7 @@ def test_statistics_read_the_table_not_the_results(store: Store) -> None:
     with store.engine.begin() as connection:
         connection.execute(SubmissionRow.__table__.update().values(result={}))
     numpy = stats.exercise_stats(store, GC, {"numpy": ["first"]})["tracks"]["numpy"]
-    assert numpy["tests"] == [{"name": "first", "runs": 1, "failures": 1}]
+    assert numpy["tests"] == [{"name": "first", "runs": 1, "failures": 1, "not_run": 0}]
 
 
 # --- the reference cache ---

@@ -59,12 +59,22 @@ def test_get_exercise(client: TestClient) -> None:
         "statement_html",
         "hint_count",
         "tracks",
+        "reveal_solution",
+        "next_exercise",
     }
     assert body["hint_count"] >= 3
     assert "<h1>" in body["statement_html"] and 'class="highlight"' in body["statement_html"]
     assert set(body["tracks"]) == {"numpy", "torch"}
     for info in body["tracks"].values():
-        assert set(info) == {"starter_code", "entry_points", "example_count", "test_count"}
+        assert set(info) == {
+            "starter_code",
+            "entry_points",
+            "example_count",
+            "test_count",
+            "wall_seconds",
+            "solved",
+            "last_submission",
+        }
         assert info["entry_points"] == ["checkpoint_forward", "checkpoint_recompute"]
         assert info["example_count"] == 2 and info["test_count"] == 6
 

@@ -123,6 +123,13 @@ def test_the_copy_of_double_loads(exercises):
     assert exercise.hints == ("Multiply by two.",)
     assert [w.about for w in exercise.tracks["numpy"].wrong] == ["Adds two instead of doubling."]
     assert exercise.meta.limits.memory_mb == 512
+    assert exercise.meta.reveal_solution is True  # the default
+
+
+def test_an_author_can_turn_the_solution_reveal_off(exercises):
+    toml = exercises / "double" / "exercise.toml"
+    toml.write_text("reveal_solution = false\n" + toml.read_text())
+    assert load_catalog(exercises).get("double").meta.reveal_solution is False
 
 
 # --- content hash -------------------------------------------------------------------
@@ -244,6 +251,12 @@ MALFORMED = [
      "tracks.numpy.entry_points: List should have at least 1 item"),
     ("entry-point-not-a-name", edit("exercise.toml", '["double"]', '["double-it"]'),
      "exercise.toml", "tracks.numpy.entry_points: 'double-it' is not a name"),
+    ("reveal-not-a-boolean", edit("exercise.toml", "title =", 'reveal_solution = "no"\ntitle ='),
+     "exercise.toml", "reveal_solution: Input should be a valid boolean"),
+    ("reveal-a-number", edit("exercise.toml", "title =", "reveal_solution = 0\ntitle ="),
+     "exercise.toml", "reveal_solution: Input should be a valid boolean"),
+    ("reveal-misspelt", edit("exercise.toml", "title =", "reveal_solutions = false\ntitle ="),
+     "exercise.toml", "reveal_solutions: Extra inputs are not permitted"),
     ("limit-out-of-range", edit("exercise.toml", "memory_mb = 512", "memory_mb = 8"),
      "exercise.toml", "limits.memory_mb: Input should be greater than or equal to 64"),
     ("unknown-track", edit("exercise.toml", "[tracks.numpy]", "[tracks.jax]"), "exercise.toml",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from graders.grading import Grader
-from graders.results import TRUNCATION_MARKER
+from graders.results import OUTPUT_LIMIT, TRUNCATION_MARKER
 
 CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
 
@@ -46,9 +46,23 @@ def test_tracebacks_show_only_learner_frames(test_grader: Grader) -> None:
 def test_huge_output_is_truncated_with_a_marker(test_grader: Grader) -> None:
     code = (Path(__file__).parent / "cases" / "huge_output" / "submission.py").read_text()
     result = test_grader.grade("double", "numpy", code, "submit")
-    output = result.tests[0].output
-    assert output.endswith(TRUNCATION_MARKER)
-    assert len(output) < 70_000
+    test = result.tests[0]
+    assert test.output.endswith(TRUNCATION_MARKER)
+    assert len(test.output) <= OUTPUT_LIMIT
+    # What was kept of how much: 200,000 lines of 1,001 bytes, every one counted.
+    assert test.output_truncated and test.output.startswith("spam spam ")
+    assert (test.output_bytes, test.output_bytes_at_least) == (200_000 * 1_001, False)
+
+
+@pytest.mark.sandbox
+def test_raw_output_is_counted_up_to_the_cap_on_writes(test_grader: Grader) -> None:
+    code = (Path(__file__).parent / "cases" / "huge_raw_output" / "submission.py").read_text()
+    result = test_grader.grade("double", "numpy", code, "submit")
+    test = result.tests[0]
+    # os.write past RLIMIT_FSIZE (1 MiB here) fails: the count stops there, "at least".
+    assert test.output_truncated and test.output.startswith("spamspam")
+    assert (test.output_bytes, test.output_bytes_at_least) == (1 << 20, True)
+    assert test.output.endswith("OSError: [Errno 27] File too large\n"), test.output[-300:]
 
 
 @pytest.mark.sandbox

@@ -105,6 +105,8 @@ headers = st.fixed_dictionaries(
         "duration_ms": values,
         "output": values,
         "output_truncated": values,
+        "output_bytes": st.one_of(values, st.integers(min_value=-1, max_value=2**64)),
+        "output_bytes_at_least": values,
         "error": st.one_of(
             values,
             st.fixed_dictionaries(
@@ -139,6 +141,9 @@ def check_result(frames: list[wire.Frame]) -> None:
         assert math.isfinite(test.duration_ms)
         assert len(test.message) <= MESSAGE_LIMIT + len(CLIPPED_MARKER)
         assert len(test.output) <= OUTPUT_LIMIT + len(TRUNCATION_MARKER)
+        # A size the page can show: a whole number of bytes a JavaScript number holds.
+        assert test.output_bytes is None or 0 <= test.output_bytes <= 2**53 - 1
+        assert test.output_bytes is not None or not test.output_bytes_at_least
     assert len(result.message) <= MESSAGE_LIMIT + len(CLIPPED_MARKER)
 
 

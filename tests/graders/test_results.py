@@ -1,0 +1,286 @@
+"""Results as data: tests that never ran, and what a result says of a test's output (how
+much there was, whether it was cut), from the sandbox's frame to the CLI's text. No
+sandbox: frames are built here as the harness writes them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from drill.cli import format_result, format_size
+from graders import verdicts
+from graders.harness import runner, wire
+from graders.harness.encode import Encoder
+from graders.jobs import JobOutcome
+from graders.references import Reference, TestOptions
+from graders.results import (
+    LEGACY_NOT_RUN,
+    MAX_OUTPUT_BYTES,
+    NOT_RUN_MESSAGE,
+    OUTPUT_LIMIT,
+    TRUNCATION_MARKER,
+    GradeResult,
+    Status,
+    TestResult,
+)
+from graders.sandbox import JobLimits
+
+LIMITS = JobLimits(2, 3, 512 * 2**20, 65536, 2**20, 64)
+NAMES = ["a", "b", "c"]
+
+
+def reference() -> Reference:
+    tests = [
+        TestOptions(name=n, example=False, rtol=1e-5, atol=1e-8, exact_dtype=False, reveal="full")
+        for n in NAMES
+    ]
+    encoded = {}
+    for name in NAMES:
+        encoder = Encoder(2**20)
+        encoded[name] = (encoder.value({"result": np.arange(3.0)}), encoder.body)
+    return Reference("results", tests, encoded)
+
+
+CTX = verdicts.Context("ex", "numpy", "submit", NAMES, reference(), LIMITS)
+LOADED = wire.Frame({"type": "code_loaded"})
+
+
+def passing(name: str, **extra: Any) -> wire.Frame:
+    """A test frame whose observations match the reference's."""
+    encoder = Encoder(2**20)
+    node = encoder.value({"result": np.arange(3.0)})
+    header = {"type": "test", "name": name, "status": "ok", "obs": node, "duration_ms": 1.0}
+    return wire.Frame({**header, **extra}, encoder.body)
+
+
+def grade(*frames: wire.Frame, **outcome: Any) -> GradeResult:
+    return verdicts.build(CTX, JobOutcome(frames=[LOADED, *frames], **outcome))
+
+
+# --- not_run ---
+
+
+def test_tests_after_the_one_that_stopped_the_run_are_not_run() -> None:
+    result = grade(passing("a"), killed_for="wall", exit_code=-9)
+    assert [(t.name, t.status) for t in result.tests] == [
+        ("a", Status.PASS),
+        ("b", Status.ERROR),
+        ("c", Status.NOT_RUN),
+    ]
+    assert result.tests[1].message == "timed out after 3 s"  # the test that was running
+    assert result.tests[2].message == "the run ended during test 'b', before this test started"
+    assert (result.status, result.passed, result.total) == (Status.FAIL, 1, 3)
+    assert result.message == "1/3 tests passed"
+
+
+def test_a_crash_at_the_first_test_leaves_the_others_not_run() -> None:
+    result = grade(exit_code=-11)
+    assert [t.status for t in result.tests] == [Status.ERROR, Status.NOT_RUN, Status.NOT_RUN]
+    assert result.tests[0].message == "crashed with SIGSEGV"
+    ended = "the run ended during test 'a', before this test started"
+    assert [t.message for t in result.tests[1:]] == [ended, ended]
+
+
+def test_a_whole_result_is_never_not_run() -> None:
+    with pytest.raises(ValidationError, match="only a test is not_run"):
+        GradeResult(exercise="ex", track="numpy", mode="run", status=Status.NOT_RUN, message="")
+
+
+def test_a_stored_legacy_not_run_error_reads_as_not_run() -> None:
+    test = TestResult.model_validate({"name": "b", "status": "error", "message": LEGACY_NOT_RUN})
+    assert (test.status, test.message) == (Status.NOT_RUN, NOT_RUN_MESSAGE)
+    # Any other error stays one.
+    other = TestResult.model_validate({"name": "b", "status": "error", "message": "boom"})
+    assert (other.status, other.message) == (Status.ERROR, "boom")
+
+
+def test_a_stored_legacy_output_says_whether_it_was_cut() -> None:
+    cut = TestResult.model_validate(
+        {"name": "a", "status": "pass", "output": "x" + TRUNCATION_MARKER}
+    )
+    assert (cut.output_truncated, cut.output_bytes, cut.output_bytes_at_least) == (
+        True,
+        None,
+        False,
+    )
+    whole = TestResult.model_validate({"name": "a", "status": "pass", "output": "x"})
+    assert whole.output_truncated is False
+
+
+# --- output: what was kept of how much ---
+
+
+def test_the_harness_count_of_bytes_is_reported() -> None:
+    result = grade(passing("a", output="héllo\n", output_truncated=False, output_bytes=7))
+    test = result.tests[0]
+    assert (test.output, test.output_truncated, test.output_bytes) == ("héllo\n", False, 7)
+    assert test.output_bytes_at_least is False
+
+
+def test_output_the_harness_cut_is_marked_with_its_total() -> None:
+    frame = passing(
+        "a",
+        output="x" * 100,
+        output_truncated=True,
+        output_bytes=12_300_000,
+        output_bytes_at_least=True,
+    )
+    test = grade(frame).tests[0]
+    assert test.output == "x" * 100 + TRUNCATION_MARKER
+    assert (test.output_truncated, test.output_bytes, test.output_bytes_at_least) == (
+        True,
+        12_300_000,
+        True,
+    )
+
+
+def test_output_longer_than_a_result_keeps_is_cut_and_marked() -> None:
+    # The sandbox keeps up to DRILL_OUTPUT_BYTES characters (64 KiB); a result keeps less.
+    frame = passing("a", output="y" * 60_000, output_truncated=False, output_bytes=60_000)
+    test = grade(frame).tests[0]
+    assert test.output_truncated and test.output_bytes == 60_000
+    assert test.output.endswith(TRUNCATION_MARKER) and len(test.output) <= OUTPUT_LIMIT
+    assert test.output.startswith("y" * 10_000)
+
+
+def test_a_raising_tests_traceback_survives_a_long_output() -> None:
+    traceback = 'Traceback (most recent call last):\n  File "solution.py", line 2\nValueError: no\n'
+    frame = wire.Frame(
+        {
+            "type": "test",
+            "name": "a",
+            "status": "raised",
+            "duration_ms": 1.0,
+            "error": {"type": "ValueError", "message": "no", "traceback": traceback},
+            "output": "z" * 60_000,
+            "output_truncated": False,
+            "output_bytes": 60_000,
+        }
+    )
+    test = grade(frame).tests[0]
+    assert test.status == Status.ERROR and test.output_truncated
+    assert test.output.endswith(traceback) and TRUNCATION_MARKER in test.output
+    assert len(test.output) <= OUTPUT_LIMIT
+
+
+@pytest.mark.parametrize(
+    "count",
+    [-1, 1.5, True, None, "7", 2, MAX_OUTPUT_BYTES + 1, float("inf")],
+    ids=["negative", "float", "bool", "null", "text", "fewer-than-sent", "huge", "infinite"],
+)
+def test_a_byte_count_that_cannot_be_true_is_dropped(count: Any) -> None:
+    # "abcdef" is six characters, so at least six bytes were written.
+    frame = passing("a", output="abcdef", output_bytes=count, output_bytes_at_least=True)
+    test = grade(frame).tests[0]
+    assert (test.output_bytes, test.output_bytes_at_least) == (None, False)
+    assert test.status == Status.PASS  # the verdict does not depend on it
+
+
+def test_the_largest_exact_count_is_kept() -> None:
+    test = grade(passing("a", output="", output_bytes=MAX_OUTPUT_BYTES)).tests[0]
+    assert test.output_bytes == MAX_OUTPUT_BYTES
+
+
+def test_the_model_itself_bounds_the_fields() -> None:
+    with pytest.raises(ValidationError):
+        TestResult(name="a", status=Status.PASS, output_bytes=-1)
+    long = TestResult(name="a", status=Status.PASS, output="q" * (OUTPUT_LIMIT + 5))
+    assert long.output_truncated and long.output.endswith(TRUNCATION_MARKER)
+    unknown = TestResult(name="a", status=Status.PASS, output_bytes_at_least=True)
+    assert unknown.output_bytes_at_least is False  # "at least" of no count means nothing
+
+
+# --- the harness's counting (in this process: no capture of real descriptors) ---
+
+
+def test_bounded_text_counts_every_byte_written_kept_or_not() -> None:
+    text = runner.BoundedText(4)
+    text.write("ab")
+    text.write("cdé€")  # é and € are 2 and 3 bytes in UTF-8
+    text.write("x" * 1000)
+    kept, dropped, written = text.take()
+    assert (kept, dropped, written) == ("abcd", 2 + 1000, 2 + 2 + 2 + 3 + 1000)
+    assert text.take() == ("", 0, 0)  # a new test starts from nothing
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [("", 0), ("ascii", 5), ("é", 2), ("€" * 200_000, 600_000), ("\ud800", 3)],
+    ids=["empty", "ascii", "two-byte", "long-non-ascii", "lone-surrogate"],
+)
+def test_utf8_size(text: str, size: int) -> None:
+    assert runner.utf8_size(text) == size
+
+
+def test_load_output_is_counted_with_the_first_tests() -> None:
+    load = runner.Captured("load\n", False, 5, False)
+    test = runner.Captured("x" * 10, True, 100, True)
+    joined = test.after(load, limit=8)
+    assert joined == runner.Captured("load\nxxx", True, 105, True)
+    assert joined.header() == {
+        "output": "load\nxxx",
+        "output_truncated": True,
+        "output_bytes": 105,
+        "output_bytes_at_least": True,
+    }
+    assert runner.Captured("a", False, 1, False).after(runner.NOTHING, 8).truncated is False
+
+
+# --- the command line ---
+
+
+def test_the_cli_shows_not_run_tests_and_cut_output() -> None:
+    frame = passing("a", output="o" * 100, output_truncated=True, output_bytes=12_300_000)
+    text = format_result(grade(frame, killed_for="wall", exit_code=-9))
+    lines = text.splitlines()
+    assert lines[0] == "ex [numpy] submit"
+    assert lines[1] == "  PASS  a (1.0 ms)"
+    assert lines[2] == "        output truncated: the first 100 B of 12.3 MB kept"
+    assert lines[3] == "  ERROR b (0.0 ms)"
+    assert lines[4] == "        timed out after 3 s"
+    assert lines[5] == "  SKIP  c (not run)"
+    assert lines[6].strip() == "the run ended during test 'b', before this test started"
+    assert lines[-1].startswith("1/3 tests passed (1 not run) in ")
+
+
+def test_the_cli_counts_what_was_kept_of_the_output_not_the_traceback() -> None:
+    frame = wire.Frame(
+        {
+            "type": "test",
+            "name": "a",
+            "status": "raised",
+            "duration_ms": 1.0,
+            "error": {"type": "OSError", "message": "File too large", "traceback": "T" * 3000},
+            "output": "é" * 100,
+            "output_truncated": True,
+            "output_bytes": 1 << 20,
+            "output_bytes_at_least": True,
+        }
+    )
+    assert "the first 200 B of at least 1 MB kept" in format_result(grade(frame))
+
+
+def test_the_cli_says_at_least_when_counting_stopped() -> None:
+    frame = passing(
+        "a", output="o", output_truncated=True, output_bytes=1 << 20, output_bytes_at_least=True
+    )
+    assert "the first 1 B of at least 1 MB kept" in format_result(grade(frame))
+
+
+@pytest.mark.parametrize(
+    ("size", "shown"),
+    [
+        (0, "0 B"),
+        (1023, "1023 B"),
+        (16 * 1024, "16 KiB"),
+        (65_536, "64 KiB"),
+        (12_300_000, "12.3 MB"),
+        (999_999_999, "1 GB"),
+        (MAX_OUTPUT_BYTES, "9 PB"),
+    ],
+)
+def test_format_size(size: int, shown: str) -> None:
+    assert format_size(size) == shown
