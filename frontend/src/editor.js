@@ -1,19 +1,23 @@
 // The Drill code editor: CodeMirror 6 behind a small, stable interface.
 //
-// Bundled by esbuild into static/build/editor.js (an IIFE) and exposed as
-// window.DrillEditor. static/app.js talks only to this interface, and falls back to a
-// plain <textarea> with the same methods when the bundle is missing.
+// Bundled by esbuild on its own into static/build/editor.js and exposed as
+// window.DrillEditor: the page's modules (static/build/app.js) never import CodeMirror,
+// so the page works, with a plain <textarea> behind the same interface
+// (textarea-editor.js), when this bundle is missing or fails.
 //
 //   const editor = DrillEditor.create(parent, {doc, onChange, onRun, onSubmit, nonce});
-//   editor.getValue(); editor.setValue(text); editor.focus(); editor.markLine(n | null);
+//   editor.getValue(); editor.setValue(text, {resetHistory}); editor.focus();
+//   editor.markLine(n | null);
+//   DrillEditor.create(parent, {doc, readOnly: true, label: "Reference solution"})
 
 import { basicSetup } from "codemirror";
 import { python } from "@codemirror/lang-python";
-import { indentUnit } from "@codemirror/language";
+import { HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
 import { Compartment, EditorState, Prec, RangeSet, StateEffect, StateField } from "@codemirror/state";
 import { Decoration, EditorView, GutterMarker, gutterLineClass, keymap } from "@codemirror/view";
-import { indentWithTab } from "@codemirror/commands";
-import { oneDark } from "@codemirror/theme-one-dark";
+import { indentWithTab, isolateHistory } from "@codemirror/commands";
+import { oneDarkTheme } from "@codemirror/theme-one-dark";
+import { tags as t } from "@lezer/highlight";
 
 // Colours come from app.css custom properties, so the light editor matches the page.
 const lightTheme = EditorView.theme(
@@ -94,13 +98,47 @@ const errorLineField = StateField.define({
 
 const darkQuery =
   typeof window.matchMedia === "function" ? window.matchMedia("(prefers-color-scheme: dark)") : null;
-const themeFor = (dark) => (dark ? oneDark : lightTheme);
+// Syntax colours from app.css (--syn-*, light and dark), each at least 4.5:1 on the
+// editor, its active line and the error line; One Dark's own are not (names 4.4:1,
+// comments and line numbers 3.9:1). The rules follow One Dark's highlight style.
+const syntaxColours = HighlightStyle.define([
+  { tag: t.keyword, color: "var(--syn-keyword)" },
+  { tag: [t.name, t.deleted, t.character, t.propertyName, t.macroName], color: "var(--syn-name)" },
+  { tag: [t.function(t.variableName), t.labelName], color: "var(--syn-function)" },
+  { tag: [t.color, t.constant(t.name), t.standard(t.name)], color: "var(--syn-constant)" },
+  { tag: [t.definition(t.name), t.separator], color: "var(--syn-definition)" },
+  {
+    tag: [t.typeName, t.className, t.number, t.changed, t.annotation, t.modifier, t.self, t.namespace],
+    color: "var(--syn-type)",
+  },
+  {
+    tag: [t.operator, t.operatorKeyword, t.url, t.escape, t.regexp, t.link, t.special(t.string)],
+    color: "var(--syn-operator)",
+  },
+  { tag: [t.meta, t.comment], color: "var(--syn-comment)" },
+  { tag: t.strong, fontWeight: "bold" },
+  { tag: t.emphasis, fontStyle: "italic" },
+  { tag: t.strikethrough, textDecoration: "line-through" },
+  { tag: t.link, color: "var(--syn-comment)", textDecoration: "underline" },
+  { tag: t.heading, fontWeight: "bold", color: "var(--syn-name)" },
+  { tag: [t.atom, t.bool, t.special(t.variableName)], color: "var(--syn-constant)" },
+  { tag: [t.processingInstruction, t.string, t.inserted], color: "var(--syn-string)" },
+  { tag: t.invalid, color: "var(--syn-invalid)" },
+]);
+// One Dark's frame, with line numbers in the page's muted text (5.9:1, not 3.9:1). First
+// in the list: the earlier of two themes wins.
+const darkTheme = [
+  EditorView.theme({ ".cm-gutters": { color: "var(--text-muted)" } }, { dark: true }),
+  oneDarkTheme,
+];
+const themeFor = (dark) => [dark ? darkTheme : lightTheme, syntaxHighlighting(syntaxColours)];
 
 function create(parent, options = {}) {
-  const { doc = "", onChange, onRun, onSubmit, nonce } = options;
+  const { doc = "", onChange, onRun, onSubmit, nonce, readOnly = false, label = "Code editor" } = options;
   const theme = new Compartment();
 
   // Highest precedence: basicSetup's default keymap binds Mod-Enter to insertBlankLine.
+  // (On the exercise page these keys never get here: shortcuts.js takes them page-wide.)
   const shortcuts = Prec.highest(
     keymap.of([
       { key: "Mod-Shift-Enter", preventDefault: true, run: () => (onRun && onRun(), true) },
@@ -108,7 +146,18 @@ function create(parent, options = {}) {
     ]),
   );
 
-  const extensions = () => [
+  // Read-only: the reference solution, highlighted like the learner's code.
+  const readOnlyExtensions = () => [
+    EditorState.readOnly.of(true),
+    EditorView.editable.of(false),
+    python(),
+    EditorState.tabSize.of(4),
+    theme.of(themeFor(darkQuery ? darkQuery.matches : false)),
+    baseLayout,
+    EditorView.contentAttributes.of({ "aria-label": label, "aria-readonly": "true", tabindex: "0" }),
+  ];
+
+  const editableExtensions = () => [
     basicSetup,
     python(),
     indentUnit.of("    "),
@@ -122,16 +171,20 @@ function create(parent, options = {}) {
     errorLineTheme,
     errorLineField,
     EditorView.contentAttributes.of({
-      "aria-label": "Code editor",
+      "aria-label": label,
       "aria-describedby": "editor-help",
       autocapitalize: "off",
       autocorrect: "off",
       spellcheck: "false",
+      // Focusable already (contenteditable); said outright so that checkers such as axe-core
+      // see that the scrolling box around it can be reached by keyboard.
+      tabindex: "0",
     }),
     EditorView.updateListener.of((update) => {
       if (update.docChanged && onChange) onChange(update.state.doc.toString());
     }),
   ];
+  const extensions = readOnly ? readOnlyExtensions : editableExtensions;
   const newState = (text) =>
     EditorState.create({
       doc: text,
@@ -149,8 +202,9 @@ function create(parent, options = {}) {
   return {
     view,
     getValue: () => view.state.doc.toString(),
-    // Replaces the whole document as one undoable change (Ctrl/Cmd+Z brings it back), or,
-    // with {resetHistory: true}, starts afresh (switching tracks must not undo across them).
+    // Replaces the whole document as one undoable change of its own (Ctrl/Cmd+Z brings
+    // back exactly what was there, even right after typing), or, with
+    // {resetHistory: true}, starts afresh (switching tracks must not undo across them).
     setValue(text, options = {}) {
       if (options.resetHistory) {
         view.setState(newState(text));
@@ -161,8 +215,10 @@ function create(parent, options = {}) {
         effects: setErrorLine.of(null),
         selection: { anchor: 0 },
         scrollIntoView: true,
+        annotations: isolateHistory.of("full"),
       });
     },
+    destroy: () => view.destroy(),
     focus: () => view.focus(),
     // Highlight line n (1-based) and scroll it into view; null or an out-of-range n clears.
     markLine(n) {

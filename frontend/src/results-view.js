@@ -1,0 +1,258 @@
+// The results view: a graded result (../shared/DESIGN.md, "A result") as DOM nodes.
+//
+// Pure apart from the node builder `h` (dom.js's `el` in the page, a plain-object builder
+// in the unit tests). Learner output and messages only ever become text nodes.
+
+import { formatBytes, formatDuration, plural, trackLabel } from "./format.js";
+
+export const TEST_STATUSES = ["pass", "fail", "error", "not_run"];
+export const STATUS_LABEL = { pass: "Passed", fail: "Failed", error: "Error", not_run: "Not run" };
+const STATUS_ICON = { pass: "✓", fail: "✗", error: "!", not_run: "–" };
+
+// What the grader appends where it cut an output (graders/results.py TRUNCATION_MARKER).
+export const TRUNCATION_MARKER = "\n… [output truncated]";
+
+const wholeStatus = (status) => (["pass", "fail", "error"].includes(status) ? status : "error");
+const testStatus = (status) => (TEST_STATUSES.includes(status) ? status : "error");
+
+// The line of the learner's code a message points at, or null:
+//   "SyntaxError at line 2, column 5: ..."          -> 2
+//   "your code raised KeyError: 3 (line 14: x[k])"  -> 14 (the last such mark)
+//   "... line 7 ..."                                -> 7 (else the first bare mention)
+export function errorLine(message) {
+  const text = typeof message === "string" ? message : "";
+  const syntax = /\bSyntaxError at line (\d+)\b/.exec(text);
+  if (syntax) return positive(syntax[1]);
+  let last = null;
+  for (const match of text.matchAll(/\(line (\d+)(?:\)|:)/g)) last = match[1];
+  if (last) return positive(last);
+  const bare = /\bline (\d+)\b/i.exec(text);
+  return bare ? positive(bare[1]) : null;
+}
+
+function positive(digits) {
+  const n = Number(digits);
+  return Number.isSafeInteger(n) && n >= 1 ? n : null;
+}
+
+// Counts that agree with the tests even when the numbers are missing.
+export function counts(result) {
+  const tests = Array.isArray(result && result.tests) ? result.tests : [];
+  const total = typeof result.total === "number" ? result.total : tests.length;
+  const passed =
+    typeof result.passed === "number" ? result.passed : tests.filter((t) => t.status === "pass").length;
+  const notRun = tests.filter((t) => t.status === "not_run").length;
+  return { tests, total, passed, notRun };
+}
+
+// The heading of a result: "N/M tests passed", or why there are no tests.
+export function summaryText(result) {
+  const { tests, total, passed } = counts(result);
+  if (wholeStatus(result.status) === "error" && !tests.length) {
+    return result.mode === "run" ? "Your code could not run" : "Your code could not be graded";
+  }
+  return `${passed}/${total} tests passed`;
+}
+
+export function isFullPass(result) {
+  const { total, passed } = counts(result);
+  return result.status === "pass" && total > 0 && passed === total;
+}
+
+// What was kept of a truncated output: {text, note} where note says how much, e.g.
+// "Showing the first 16 KiB of 12.3 MB." (null when nothing was cut).
+export function outputView(test) {
+  let text = typeof test.output === "string" ? test.output : "";
+  // The server cuts the output and puts the marker at the cut; a traceback may follow it.
+  const cut = text.indexOf(TRUNCATION_MARKER);
+  const marked = cut >= 0;
+  const truncated = Boolean(test.output_truncated) || marked;
+  const keptText = marked ? text.slice(0, cut) : text;
+  if (marked && cut + TRUNCATION_MARKER.length === text.length) text = keptText;
+  if (!truncated) return { text, truncated, note: null, kept: null };
+  const kept = formatBytes(utf8Length(keptText));
+  const written = typeof test.output_bytes === "number" ? formatBytes(test.output_bytes) : "";
+  const of = written ? ` of ${test.output_bytes_at_least ? "at least " : ""}${written}` : "";
+  return {
+    text,
+    truncated,
+    kept,
+    written,
+    note: `Output truncated: showing the first ${kept}${of}; the rest was not kept.`,
+  };
+}
+
+function utf8Length(text) {
+  return new TextEncoder().encode(text).length;
+}
+
+function lineCount(text) {
+  return text.replace(/\n$/, "").split("\n").length;
+}
+
+// Failures and errors first, then passes, then the tests that never ran; the server's
+// order within each group.
+export function orderTests(tests) {
+  const rank = (t) => (t.status === "pass" ? 1 : t.status === "not_run" ? 2 : 0);
+  return tests
+    .map((test, index) => [test, index])
+    .sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1])
+    .map(([test]) => test);
+}
+
+// The result as nodes. Options:
+//   h            node builder (required)
+//   summaryId    id of the heading (focus moves there after a run)
+//   onGoToLine   (n) => void, offered for a message that names a line
+//   onHint       (n) => void, for "Hint n may help"
+export function renderResult(result, options) {
+  const { h, summaryId = "results-summary", onGoToLine, onHint } = options;
+  const status = wholeStatus(result.status);
+  const { tests, total, passed, notRun } = counts(result);
+  const parts = [];
+
+  const meta = [
+    result.mode === "run" ? "Run · examples" : "Submit · hidden tests",
+    result.track ? trackLabel(result.track) : "",
+    formatDuration(result.duration_ms),
+  ].filter(Boolean);
+  parts.push(
+    h(
+      "div",
+      { className: "results-header" },
+      h(
+        "h2",
+        { id: summaryId, className: `results-summary status-${status}`, tabindex: "-1" },
+        summaryText(result),
+      ),
+      h("p", { className: "results-meta" }, meta.join(" · ")),
+    ),
+  );
+
+  if (isFullPass(result)) {
+    parts.push(
+      h(
+        "p",
+        { className: "results-success" },
+        result.mode === "submit"
+          ? "Every hidden test passes: this track is solved."
+          : "All examples pass. Submit to run the hidden tests.",
+      ),
+    );
+  }
+  if (notRun) {
+    parts.push(
+      h(
+        "p",
+        { className: "results-not-run" },
+        `${plural(notRun, "test")} did not run: an earlier test ended the run.`,
+      ),
+    );
+  }
+
+  // A message on the whole result (a syntax error, an import failure, ...).
+  if (result.message && (status === "error" || !tests.length)) {
+    const line = status === "error" ? errorLine(result.message) : null;
+    parts.push(
+      h(
+        "div",
+        { className: "results-message" },
+        h("pre", null, String(result.message)),
+        line && onGoToLine ? goToLine(h, line, onGoToLine) : null,
+      ),
+    );
+  }
+
+  if (tests.length) {
+    let first = true;
+    const items = orderTests(tests).map((test) => {
+      const failing = test.status === "fail" || test.status === "error";
+      const item = renderTest(test, { h, expanded: failing && first, onGoToLine, onHint });
+      if (failing) first = false;
+      return item;
+    });
+    parts.push(h("ol", { className: "test-list", "aria-label": `${plural(total, "test")}, ${passed} passed` }, items));
+  }
+  return parts;
+}
+
+// The line a whole result's message points at, when the editor should mark it.
+export function resultLine(result) {
+  return wholeStatus(result.status) === "error" ? errorLine(result.message) : null;
+}
+
+function goToLine(h, line, onGoToLine) {
+  return h("button", { type: "button", className: "link-button", onClick: () => onGoToLine(line) }, `Go to line ${line}`);
+}
+
+export function renderTest(test, { h, expanded = false, onGoToLine, onHint }) {
+  const status = testStatus(test.status);
+  const message = test.message ? String(test.message) : "";
+  const output = outputView(test);
+  const head = [
+    h(
+      "span",
+      { className: "test-head" },
+      h("span", { className: "test-status" }, h("span", { "aria-hidden": "true" }, `${STATUS_ICON[status]} `), STATUS_LABEL[status]),
+      h("span", { className: "test-name" }, test.name || "(unnamed test)"),
+    ),
+    h("span", { className: "test-duration" }, status === "not_run" ? "" : formatDuration(test.duration_ms)),
+  ];
+  const body = [];
+  if (message) body.push(h("p", { className: "test-message" }, message));
+  const line = status === "error" ? errorLine(message) : null;
+  if (line && onGoToLine) body.push(h("p", { className: "test-goto" }, goToLine(h, line, onGoToLine)));
+  if ((status === "fail" || status === "error") && test.hint != null && onHint) {
+    const n = Number(test.hint);
+    if (Number.isInteger(n) && n >= 1) {
+      body.push(
+        h(
+          "p",
+          { className: "test-hint" },
+          h(
+            "a",
+            {
+              href: `#hint-${n}`,
+              onClick: (event) => {
+                if (event && event.preventDefault) event.preventDefault();
+                onHint(n);
+              },
+            },
+            `Hint ${n} may help`,
+          ),
+        ),
+      );
+    }
+  }
+  if (output.text || output.truncated) {
+    const label = output.truncated
+      ? `Your output (truncated: first ${output.kept}${output.written ? ` of ${output.written}` : ""})`
+      : `Your output (${plural(lineCount(output.text), "line")})`;
+    body.push(
+      h(
+        "details",
+        { className: "test-output", open: expanded },
+        h("summary", null, label),
+        output.note ? h("p", { className: "output-note" }, output.note) : null,
+        h("pre", { tabindex: "0" }, h("code", null, output.text)),
+      ),
+    );
+  }
+
+  const className = `test status-${status}`;
+  if (!body.length) return h("li", { className }, h("div", { className: "test-summary" }, ...head));
+  // The preview is the first difference, not the "In f(...):" line naming the call.
+  const lines = message.split("\n");
+  const firstLine = lines.find((l) => !/^In .*\):$/.test(l)) || lines[0];
+  const preview = message && status !== "pass" ? h("span", { className: "test-preview" }, firstLine) : null;
+  return h(
+    "li",
+    { className },
+    h(
+      "details",
+      { className: "test-details", open: expanded },
+      h("summary", { className: "test-summary" }, ...head, preview),
+      h("div", { className: "test-body" }, ...body),
+    ),
+  );
+}

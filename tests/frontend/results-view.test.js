@@ -1,0 +1,195 @@
+// The results view (frontend/src/results-view.js): headings, ordering, not-run tests,
+// truncated output, and the error-line parser.
+
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+import {
+  TRUNCATION_MARKER,
+  errorLine,
+  orderTests,
+  outputView,
+  renderResult,
+  resultLine,
+  summaryText,
+} from "../../frontend/src/results-view.js";
+import { byClass, byTag, findAll, h, text } from "./helpers.js";
+
+const passing = (name) => ({ name, status: "pass", message: "", output: "", duration_ms: 0.4, hint: null });
+
+function result(overrides = {}) {
+  return {
+    id: "abc",
+    exercise: "gradient-checkpointing",
+    track: "numpy",
+    mode: "submit",
+    version: 1,
+    status: "fail",
+    message: "",
+    passed: 1,
+    total: 2,
+    duration_ms: 23,
+    created_at: "2026-12-03T10:00:00+00:00",
+    tests: [passing("first"), { name: "second", status: "fail", message: "In f(x):\nvalues differ", output: "", duration_ms: 1, hint: 2 }],
+    ...overrides,
+  };
+}
+
+const render = (r, options = {}) => renderResult(r, { h, ...options });
+
+describe("errorLine", () => {
+  const cases = [
+    ["SyntaxError at line 2, column 5: '(' was never closed", 2],
+    ["your code raised KeyError: 3 (line 14: x[k])", 14],
+    ["your code raised ValueError: bad (line 9)", 9],
+    // The grader's mark is the last "(line N": text of the exception before it loses.
+    ["your code raised ValueError: see (line 3) of the data (line 21: f(x))", 21],
+    ["maximum recursion depth exceeded (line 7: return f(n))", 7],
+    ["Traceback: something on line 12", 12],
+    ["values differ — expected [1, 2], got [1, 3]", null],
+    ["", null],
+    [null, null],
+    ["SyntaxError at line 0, column 0: unknown", null],
+  ];
+  for (const [message, line] of cases) {
+    test(`${JSON.stringify(message)} -> ${line}`, () => assert.equal(errorLine(message), line));
+  }
+});
+
+describe("summary", () => {
+  test("reads N/M tests passed", () => {
+    assert.equal(summaryText(result()), "1/2 tests passed");
+  });
+
+  test("counts the tests when the numbers are missing", () => {
+    assert.equal(summaryText(result({ passed: undefined, total: undefined })), "1/2 tests passed");
+  });
+
+  test("says why there are no tests", () => {
+    const broken = result({ status: "error", tests: [], passed: 0, total: 0, message: "SyntaxError at line 2, column 1: x" });
+    assert.equal(summaryText(broken), "Your code could not be graded");
+    assert.equal(summaryText({ ...broken, mode: "run" }), "Your code could not run");
+  });
+
+  test("is a focusable heading", () => {
+    const [header] = render(result(), { summaryId: "results-summary" });
+    const [heading] = findAll(header, byTag("h2"));
+    assert.equal(heading.props.id, "results-summary");
+    assert.equal(heading.props.tabindex, "-1");
+    assert.equal(text(heading), "1/2 tests passed");
+    assert.match(heading.props.className, /status-fail/);
+  });
+});
+
+describe("tests list", () => {
+  test("failures first, passes next, tests that did not run last", () => {
+    const tests = [passing("a"), { name: "b", status: "not_run" }, { name: "c", status: "error" }, passing("d"), { name: "e", status: "fail" }];
+    assert.deepEqual(orderTests(tests).map((t) => t.name), ["c", "e", "a", "d", "b"]);
+  });
+
+  test("a test that did not run says so, not 'error'", () => {
+    const timedOut = result({
+      status: "error",
+      passed: 1,
+      total: 3,
+      tests: [
+        passing("first"),
+        { name: "slow", status: "error", message: "timed out after 5 s", output: "", duration_ms: 5000 },
+        { name: "third", status: "not_run", message: "test 'slow' ended the run (timed out after 5 s) before this test started", output: "", duration_ms: 0 },
+      ],
+    });
+    const nodes = render(timedOut);
+    const items = findAll(nodes, byTag("li"));
+    const third = items.find((li) => text(li).includes("third"));
+    assert.match(third.props.className, /status-not_run/);
+    assert.match(text(third), /Not run/);
+    assert.doesNotMatch(text(third), /Error/);
+    assert.equal(findAll(nodes, byClass("results-not-run")).length, 1);
+    assert.match(text(nodes), /1 test did not run/);
+  });
+
+  test("the first failure is open, with a hint link that calls back", () => {
+    const asked = [];
+    const nodes = render(result(), { onHint: (n) => asked.push(n) });
+    const details = findAll(nodes, byClass("test-details"));
+    assert.equal(details.length, 1);
+    assert.equal(details[0].props.open, true);
+    const [link] = findAll(nodes, byTag("a"));
+    assert.equal(text(link), "Hint 2 may help");
+    link.props.onClick({ preventDefault() {} });
+    assert.deepEqual(asked, [2]);
+  });
+
+  test("the preview skips the line naming the call", () => {
+    const [preview] = findAll(render(result()), byClass("test-preview"));
+    assert.equal(text(preview), "values differ");
+  });
+
+  test("a syntax error offers to go to its line", () => {
+    const lines = [];
+    const broken = result({ status: "error", tests: [], passed: 0, total: 0, message: "SyntaxError at line 4, column 2: invalid syntax" });
+    const nodes = render(broken, { onGoToLine: (n) => lines.push(n) });
+    const [button] = findAll(nodes, byTag("button"));
+    assert.equal(text(button), "Go to line 4");
+    button.props.onClick();
+    assert.deepEqual(lines, [4]);
+    assert.equal(resultLine(broken), 4);
+  });
+
+  test("a full pass of Submit says the track is solved", () => {
+    const solved = result({ status: "pass", passed: 2, total: 2, tests: [passing("a"), passing("b")] });
+    assert.match(text(render(solved)), /this track is solved/);
+    assert.match(text(render({ ...solved, mode: "run" })), /All examples pass/);
+  });
+
+  test("learner text stays text", () => {
+    const hostile = "<img src=x onerror=alert(1)>";
+    const nodes = render(result({ tests: [{ name: hostile, status: "fail", message: hostile, output: hostile }] }));
+    assert.ok(text(nodes).includes(hostile));
+    assert.equal(findAll(nodes, byTag("img")).length, 0);
+  });
+});
+
+describe("truncated output", () => {
+  test("what was kept stops at the marker, even when a traceback follows it", () => {
+    const view = outputView({ output: `abc${TRUNCATION_MARKER}\nTraceback (most recent call last):\n`, output_truncated: true, output_bytes: 2_000_000 });
+    assert.equal(view.note, "Output truncated: showing the first 3 bytes of 2.0 MB; the rest was not kept.");
+    assert.match(view.text, /Traceback/);
+  });
+
+  const big = "x".repeat(16 * 1024);
+
+  test("the note comes first and says what was kept of how much", () => {
+    const test_ = { name: "t", status: "fail", message: "m", output: big + TRUNCATION_MARKER, output_truncated: true, output_bytes: 12_300_000 };
+    const nodes = render(result({ tests: [test_] }));
+    const [details] = findAll(nodes, byClass("test-output"));
+    assert.match(text(details.children[0]), /^Your output \(truncated: first 16 KiB of 12\.3 MB\)$/);
+    assert.equal(details.children[1].props.className, "output-note");
+    assert.equal(text(details.children[1]), "Output truncated: showing the first 16 KiB of 12.3 MB; the rest was not kept.");
+    // The marker is gone from the shown text: the note says it, at the top.
+    assert.equal(text(details.children[2]), big);
+  });
+
+  test("'at least' when the grader stopped counting", () => {
+    const view = outputView({ output: "abc", output_truncated: true, output_bytes: 2_000_000, output_bytes_at_least: true });
+    assert.equal(view.note, "Output truncated: showing the first 3 bytes of at least 2.0 MB; the rest was not kept.");
+  });
+
+  test("an unknown total, and results stored before the fields existed", () => {
+    const legacy = outputView({ output: `hello${TRUNCATION_MARKER}` });
+    assert.equal(legacy.truncated, true);
+    assert.equal(legacy.text, "hello");
+    assert.equal(legacy.note, "Output truncated: showing the first 5 bytes; the rest was not kept.");
+  });
+
+  test("kept size counts UTF-8 bytes", () => {
+    assert.match(outputView({ output: "é".repeat(600), output_truncated: true, output_bytes: 5000 }).note, /first 1\.2 KiB of 4\.9 KiB/);
+  });
+
+  test("a whole output shows its line count and no note", () => {
+    const nodes = render(result({ tests: [{ name: "t", status: "fail", message: "m", output: "a\nb\n" }] }));
+    const [details] = findAll(nodes, byClass("test-output"));
+    assert.equal(text(details.children[0]), "Your output (2 lines)");
+    assert.equal(findAll(nodes, byClass("output-note")).length, 0);
+  });
+});
