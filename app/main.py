@@ -42,7 +42,7 @@ def _static_version() -> str:
     return digest.hexdigest()[:10]
 
 
-def _default_backend(settings: AppSettings, store: Store) -> GradingBackend:
+def default_backend(settings: AppSettings, store: Store) -> GradingBackend:
     """The local pools, or with DRILL_QUEUE the workers behind the queue (this node then
     starts no sandbox at all; references are kept in the shared database)."""
     if settings.queue:
@@ -61,10 +61,11 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = await run_in_threadpool(Store, settings.database_url)
-        grader = Grader(settings, backend=backend or _default_backend(settings, store))
+        grader = Grader(settings, backend=backend or default_backend(settings, store))
         await run_in_threadpool(grader.start)
         service = Service(settings, grader, store)
         app.state.service = service
+        await run_in_threadpool(service.note_versions)  # when each version went live
         threading.Thread(target=service.warm_references, daemon=True).start()
         watcher = watch_catalog(grader) if settings.reload else None  # instructors' edits
         status = grader.status

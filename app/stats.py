@@ -24,7 +24,7 @@ from sqlalchemy.exc import OperationalError
 
 from app.store import Store, StoreUnavailable
 from app.tables import MESSAGE_CHARS as MESSAGE_CHARS  # the clip of stored failure messages
-from app.tables import SubmissionRow, SubmissionTestRow, clip
+from app.tables import ExerciseVersionRow, SubmissionRow, SubmissionTestRow, clip
 
 SUBMIT = "submit"
 TOP_FAILURES = 10
@@ -51,7 +51,7 @@ CSV_COLUMNS = (  # also the JSON export's keys
 WHOLE_RUN: str | None = None  # the "test" of a failure that stopped the whole run
 NOT_RUN = "not_run"  # graders.results.Status.NOT_RUN: a test that never started
 
-S, T = SubmissionRow, SubmissionTestRow
+S, T, V = SubmissionRow, SubmissionTestRow, ExerciseVersionRow
 
 
 def _aware(value: datetime) -> datetime:
@@ -64,11 +64,13 @@ def short_learner(learner: str) -> str:
     return hashlib.sha256(f"drill-learner:{learner}".encode()).hexdigest()[:10]
 
 
-def _submits_of(slug: str, table: Any = S) -> tuple[Any, ...]:
-    return (table.exercise == slug, table.mode == SUBMIT)
+def _submits_of(slug: str, table: Any = S, version: str | None = None) -> tuple[Any, ...]:
+    """Where-clauses of an exercise's Submits (of one exercise version, if given)."""
+    where = (table.exercise == slug, table.mode == SUBMIT)
+    return where if version is None else (*where, table.exercise_version == version)
 
 
-def _track_counts(connection: Connection, slug: str) -> list[Any]:
+def _track_counts(connection: Connection, slug: str, version: str | None) -> list[Any]:
     """(track, submissions, passed) of the exercise, the first track submitted to first."""
     query = (
         select(
@@ -76,27 +78,28 @@ def _track_counts(connection: Connection, slug: str) -> list[Any]:
             func.count(),
             func.sum(case((S.status == "pass", 1), else_=0)),
         )
-        .where(*_submits_of(slug))
+        .where(*_submits_of(slug, S, version))
         .group_by(S.track)
         .order_by(func.min(S.created_at))
     )
     return list(connection.execute(query).all())
 
 
-def _test_counts(connection: Connection, slug: str) -> list[Any]:
-    """(track, test, runs, failures, not run), in the order results list the tests. A
-    test that never started (an earlier one ended the job) is neither a run nor a
-    failure of its own; it is counted apart."""
+def _test_counts(connection: Connection, slug: str, version: str | None) -> list[Any]:
+    """(track, test id, test name, runs, failures, not run), in the order results list
+    the tests. A test that never started (an earlier one ended the job) is neither a run
+    nor a failure of its own; it is counted apart."""
     query = (
         select(
             T.track,
+            T.test_id,
             T.test,
             func.sum(case((T.status != NOT_RUN, 1), else_=0)),
             func.sum(case((T.status.not_in(("pass", NOT_RUN)), 1), else_=0)),
             func.sum(case((T.status == NOT_RUN, 1), else_=0)),
         )
-        .where(*_submits_of(slug, T), T.test.is_not(None))
-        .group_by(T.track, T.test)
+        .where(*_submits_of(slug, T, version), T.test.is_not(None))
+        .group_by(T.track, T.test_id, T.test)
         # Not by first appearance (min of id): the index that answers this query has no
         # id, and a position is as good a guide to where a retired test belongs.
         .order_by(func.min(T.position), T.test)
@@ -104,73 +107,122 @@ def _test_counts(connection: Connection, slug: str) -> list[Any]:
     return list(connection.execute(query).all())
 
 
-def _top_failures(connection: Connection, slug: str, track: str, top: int) -> list[Any]:
-    """(test, message, count) of a track's ``top`` most frequent failures, most frequent
+def _top_failures(
+    connection: Connection, slug: str, track: str, top: int, version: str | None
+) -> list[Any]:
+    """(test id, test, message, count) of a track's ``top`` most frequent failures, most frequent
     first; among equal counts, the one stored first comes first. One query per track:
     each reads its track's failures through a partial index and keeps only the top ones
     (a bounded sort), which measured twice as fast as ranking every track's groups at
     once with a window function (100,000 submissions, PostgreSQL)."""
     query = (
-        select(T.test, T.message, func.count())
-        .where(*_submits_of(slug, T), T.track == track, T.status != "pass")
+        select(T.test_id, T.test, T.message, func.count())
+        .where(*_submits_of(slug, T, version), T.track == track, T.status != "pass")
         .where(T.status != NOT_RUN)  # not a failure: the failure is the test that stopped
-        .group_by(T.test, T.message)
+        .group_by(T.test_id, T.test, T.message)
         .order_by(func.count().desc(), func.min(T.id))
         .limit(top)
     )
     return list(connection.execute(query).all())
 
 
+TrackTests = Mapping[str, Sequence[tuple[str, str]]]  # track -> [(test id, its name now)]
+
+
+def _key(test_id: str | None, name: str | None, ids_by_name: Mapping[str, str]) -> str:
+    """What a stored test row counts under: its id; for a row stored before ids existed,
+    the id of today's test of that name, or else the name itself (marked apart)."""
+    if test_id:
+        return test_id
+    return ids_by_name.get(name or "", f"{LEGACY_PREFIX}{name}")
+
+
+LEGACY_PREFIX = "\0name:"  # no id holds a NUL: a legacy name never passes for an id
+
+
 def _report(
     store: Store,
     slug: str,
-    track_tests: Mapping[str, Sequence[str]],
+    track_tests: TrackTests,
     top: int | None,
     with_tests: bool = True,
+    version: str | None = None,
 ) -> dict[str, Any]:
     """The report's parts asked for: stats (``with_tests``: with per-test numbers) and,
-    if ``top`` is not None, each track's most common failures."""
+    if ``top`` is not None, each track's most common failures; of one exercise
+    ``version`` if given, else of every version."""
     try:
         with store.engine.connect() as connection:
-            counts = _track_counts(connection, slug)
-            tests = _test_counts(connection, slug) if with_tests else []
+            counts = _track_counts(connection, slug, version)
+            tests = _test_counts(connection, slug, version) if with_tests else []
             failures = {}
             if top is not None:  # only tracks with Submits can have failures
-                failures = {t: _top_failures(connection, slug, t, top) for t, _, _ in counts}
+                failures = {
+                    t: _top_failures(connection, slug, t, top, version) for t, _, _ in counts
+                }
     except OperationalError as exc:
         raise StoreUnavailable(str(exc.orig)) from exc
 
     # Every track of the exercise, even without submissions; then any track it no longer
-    # has that was submitted to, in the order of its first Submit.
+    # has that was submitted to, in the order of its first Submit. Tests are keyed by id
+    # and shown by today's name; a retired test by the name it was last stored with.
     tracks: dict[str, dict[str, Any]] = {}
+    current: dict[str, dict[str, str]] = {t: dict(pairs) for t, pairs in track_tests.items()}
+    by_name = {t: {n: i for i, n in pairs} for t, pairs in track_tests.items()}
 
-    def track_of(name: str, names: Sequence[str] = ()) -> dict[str, Any]:
+    def track_of(name: str) -> dict[str, Any]:
+        pairs = track_tests.get(name, ())
         return tracks.setdefault(
-            name, {"submissions": 0, "passed": 0, "tests": {n: [0, 0, 0] for n in names}}
+            name,
+            {"submissions": 0, "passed": 0, "tests": {i: [0, 0, 0, n] for i, n in pairs}},
         )
 
-    for name, names in track_tests.items():
-        track_of(name, names)
+    for name in track_tests:
+        track_of(name)
     for track, submissions, passed in counts:
         track_of(track).update(submissions=int(submissions), passed=int(passed or 0))
-    for track, test, runs, failed, not_run in tests:
+    for track, test_id, test, runs, failed, not_run in tests:
         # Tests of the reference keep its order; tests seen only in older results follow.
-        track_of(track)["tests"][test] = [int(runs or 0), int(failed or 0), int(not_run or 0)]
+        key = _key(test_id, test, by_name.get(track, {}))
+        row = track_of(track)["tests"].setdefault(key, [0, 0, 0, test])
+        row[0] += int(runs or 0)
+        row[1] += int(failed or 0)
+        row[2] += int(not_run or 0)
     top_failures: dict[str, list[dict[str, Any]]] = {name: [] for name in tracks}
     for track, found in failures.items():
-        top_failures[track] = [
-            {"message": message or "", "count": int(number), "test": test}
-            for test, message, number in found
-        ]
+        merged: dict[tuple[str | None, str], dict[str, Any]] = {}
+        for test_id, test, message, number in found:
+            found_key: str | None = None
+            if test is not None:
+                found_key = _key(test_id, test, by_name.get(track, {}))
+            shown = current.get(track, {}).get(found_key or "", test)
+            entry = merged.setdefault(
+                (found_key, message or ""),
+                {
+                    "message": message or "",
+                    "count": 0,
+                    "test": shown,
+                    "test_id": _public(found_key),
+                },
+            )
+            entry["count"] += int(number)
+        top_failures[track] = sorted(merged.values(), key=lambda e: -e["count"])
     stats = {
         "slug": slug,
+        "version": version,
         "tracks": {
             name: {
                 "submissions": numbers["submissions"],
                 "passed": numbers["passed"],
                 "tests": [
-                    {"name": test, "runs": runs, "failures": failed, "not_run": not_run}
-                    for test, (runs, failed, not_run) in numbers["tests"].items()
+                    {
+                        "id": _public(key),
+                        "name": shown,
+                        "runs": runs,
+                        "failures": failed,
+                        "not_run": not_run,
+                    }
+                    for key, (runs, failed, not_run, shown) in numbers["tests"].items()
                 ],
             }
             for name, numbers in tracks.items()
@@ -179,36 +231,78 @@ def _report(
     return {"stats": stats, "failures": top_failures}
 
 
+def _public(key: str | None) -> str | None:
+    """A key as the API shows it: an id, or None for a test known by its old name only."""
+    return None if key is None or key.startswith(LEGACY_PREFIX) else key
+
+
 def exercise_report(
-    store: Store, slug: str, track_tests: Mapping[str, Sequence[str]], top: int = TOP_FAILURES
+    store: Store,
+    slug: str,
+    track_tests: TrackTests,
+    top: int = TOP_FAILURES,
+    version: str | None = None,
 ) -> dict[str, Any]:
     """Stats and the most common failure messages of every track (what the exercise's
     page shows): ``{"stats": exercise_stats(...), "failures": common_failures(...)}``."""
-    return _report(store, slug, track_tests, top)
+    return _report(store, slug, track_tests, top, version=version)
 
 
 def exercise_stats(
-    store: Store, slug: str, track_names: Mapping[str, Sequence[str]]
+    store: Store, slug: str, track_tests: TrackTests, version: str | None = None
 ) -> dict[str, Any]:
-    """``{"slug", "tracks": {TRACK: {"submissions", "passed", "tests": [{name, runs,
-    failures, not_run}]}}}`` (``runs``: the Submits that ran the test; ``not_run``: those
-    that ended before it started); ``track_names`` maps each track of the exercise to its
-    hidden tests' names in order (tests seen only in older results follow, in the order results list
-    them)."""
-    stats: dict[str, Any] = _report(store, slug, track_names, top=None)["stats"]
+    """``{"slug", "version", "tracks": {TRACK: {"submissions", "passed", "tests": [{id,
+    name, runs, failures, not_run}]}}}`` (``runs``: the Submits that ran the test;
+    ``not_run``: those that ended before it started), of one exercise ``version`` or of
+    all; ``track_tests`` maps each track of the exercise to its hidden tests' (id, name)
+    in order (tests seen only in older results follow, in the order results list them).
+    A test keeps its numbers across a rename of its display name: rows are keyed by id."""
+    stats: dict[str, Any] = _report(store, slug, track_tests, top=None, version=version)["stats"]
     return stats
 
 
 def common_failures(
-    store: Store, slug: str, track_names: Mapping[str, Sequence[str]], top: int = TOP_FAILURES
+    store: Store,
+    slug: str,
+    track_tests: TrackTests,
+    top: int = TOP_FAILURES,
+    version: str | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Per track, the ``top`` most frequent ``{message, count, test}`` of failed tests
-    (``test`` is None for a failure of the whole run, e.g. a syntax error); messages are
-    clipped to ``MESSAGE_CHARS`` and counted as clipped."""
+    """Per track, the ``top`` most frequent ``{message, count, test, test_id}`` of failed
+    tests (``test`` is None for a failure of the whole run, e.g. a syntax error); messages
+    are clipped to ``MESSAGE_CHARS`` and counted as clipped."""
     failures: dict[str, list[dict[str, Any]]] = _report(
-        store, slug, track_names, top, with_tests=False
+        store, slug, track_tests, top, with_tests=False, version=version
     )["failures"]
     return failures
+
+
+def exercise_versions(store: Store, slug: str) -> list[dict[str, Any]]:
+    """The versions of an exercise known to the store, oldest first: ``{version,
+    went_live_at, number, submissions}`` (``number`` counts from 1; ``submissions``: its
+    Submits, regrades included)."""
+    versions = select(V.version, V.went_live_at).where(V.exercise == slug)
+    counts = (
+        select(S.exercise_version, func.count())
+        .where(*_submits_of(slug))
+        .group_by(S.exercise_version)
+    )
+    try:
+        with store.engine.connect() as connection:
+            live = {v: _aware(at) for v, at in connection.execute(versions)}
+            submitted = {v: int(n) for v, n in connection.execute(counts)}
+    except OperationalError as exc:
+        raise StoreUnavailable(str(exc.orig)) from exc
+    known = sorted(live, key=lambda v: (live[v], v))
+    return [
+        {
+            "version": version,
+            "went_live_at": live[version].isoformat(),
+            "number": number,
+            "submissions": submitted.get(version, 0),
+        }
+        for number, version in enumerate(known, start=1)
+    ]
 
 
 def learners_named(store: Store, slug: str, pseudonym: str) -> list[str]:
@@ -240,6 +334,7 @@ def recent_submissions(
             SubmissionRow.passed,
             SubmissionRow.total,
             SubmissionRow.created_at,
+            SubmissionRow.regrade_of,
             preview,
         )
         .where(SubmissionRow.exercise == slug)
@@ -268,6 +363,7 @@ def recent_submissions(
             "created_at": _aware(row.created_at).isoformat(),
             "code": clip(row.code, CODE_PREVIEW_CHARS),
             "code_clipped": len(row.code) > CODE_PREVIEW_CHARS,
+            "regrade_of": row.regrade_of,
         }
         for row in rows
     ]

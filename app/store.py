@@ -16,12 +16,13 @@ from typing import Any, NamedTuple
 from sqlalchemy import Select, and_, case, create_engine, event, func, insert, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, aliased, sessionmaker
 
 from app.migrate import Upgrade, advisory_lock, lock_key, upgrade
 from app.tables import (
     Base,
     DraftRow,
+    ExerciseVersionRow,
     ReferenceCacheRow,
     SubmissionRow,
     write_submissions,
@@ -97,6 +98,7 @@ class Store:
         # What opening the store did to the schema (None: it was left as it was).
         self.migration: Upgrade | None = _upgrade(self.engine) if upgrade else None
         self.reference_cache = DatabaseReferenceCache(self)
+        self._versions_noted: set[tuple[str, str]] = set()  # no write per Submit
 
     @property
     def dialect(self) -> str:
@@ -107,6 +109,23 @@ class Store:
 
     def _session(self) -> Session:
         return self._sessions()
+
+    # --- exercise versions ---
+
+    def note_version(self, exercise: str, version: str) -> None:
+        """Record that ``version`` of ``exercise`` is live now, unless it was seen before
+        (the first node to see it sets the time)."""
+        if (exercise, version) in self._versions_noted:
+            return
+        row = {"exercise": exercise, "version": version, "went_live_at": now()}
+        try:
+            with self.engine.begin() as connection:
+                connection.execute(insert(ExerciseVersionRow), row)
+        except IntegrityError:
+            pass  # seen before, here or by another node
+        except OperationalError as exc:
+            raise StoreUnavailable(str(exc.orig)) from exc
+        self._versions_noted.add((exercise, version))
 
     # --- submissions ---
 
@@ -126,7 +145,12 @@ class Store:
         """
         sub_id, created = sub_id or new_id(), now()
         shown = _without_nul(
-            {"id": sub_id, **result.model_dump(mode="json"), "created_at": created.isoformat()}
+            {
+                "id": sub_id,
+                **result.model_dump(mode="json"),
+                "created_at": created.isoformat(),
+                "regrade": None,  # a regrade's row says what it replaced (app.regrade)
+            }
         )
         row = {
             "id": sub_id,
@@ -176,12 +200,14 @@ class Store:
             raise StoreUnavailable(str(exc.orig)) from exc
 
     def solved(self, learner: str) -> set[str]:
-        """Slugs of the exercises this learner passed on submit, in any track."""
+        """Slugs of the exercises this learner passed on submit, in any track (by the
+        newest grading of each submission: a regraded verdict replaces the old one)."""
         query = (
             select(SubmissionRow.exercise)
             .where(SubmissionRow.learner == learner)
             .where(SubmissionRow.mode == "submit")
             .where(SubmissionRow.status == "pass")
+            .where(not_superseded())
             .distinct()
         )
         try:
@@ -213,12 +239,15 @@ class Store:
         s = SubmissionRow
         submit = s.mode == "submit"
         mine = (s.learner == learner, *((s.exercise == exercise,) if exercise else ()))
+        # A regrade is not an attempt, and only a submission's newest grading counts.
+        attempt = and_(submit, s.regrade_of.is_(None))
+        passing = and_(submit, s.status == "pass", not_superseded())
         counts = (
             select(
                 s.exercise,
                 s.track,
-                func.sum(case((submit, 1), else_=0)),
-                func.max(case((and_(submit, s.status == "pass"), 1), else_=0)),
+                func.sum(case((attempt, 1), else_=0)),
+                func.max(case((passing, 1), else_=0)),
             )
             .where(*mine)
             .group_by(s.exercise, s.track)
@@ -285,14 +314,30 @@ class Store:
             raise StoreUnavailable(str(exc.orig)) from exc
 
 
+def not_superseded() -> Any:
+    """Rows no regrade has replaced: a submission's newest grading."""
+    newer = aliased(SubmissionRow)
+    return ~select(newer.id).where(newer.regrade_of == SubmissionRow.id).exists()
+
+
 def history_query(
     learner: str, exercise: str, track: str | None, limit: int
-) -> Select[str, str, str, str, int, int, float, datetime]:
+) -> Select[str, str, str, str, int, int, float, datetime, str | None]:
     """A learner's submissions of an exercise, newest first: a backward range scan of
     ``ix_submissions_learner_history`` that stops after ``limit`` rows."""
     s = SubmissionRow
     query = (
-        select(s.id, s.track, s.mode, s.status, s.passed, s.total, s.duration_ms, s.created_at)
+        select(
+            s.id,
+            s.track,
+            s.mode,
+            s.status,
+            s.passed,
+            s.total,
+            s.duration_ms,
+            s.created_at,
+            s.regrade_of,
+        )
         .where(s.learner == learner, s.exercise == exercise)
         .order_by(s.created_at.desc(), s.id.desc())
         .limit(limit)

@@ -38,6 +38,7 @@ CLIPPED = "…"
 # Test names are at most this long (graders.references.TestOptions); a longer one, from
 # a result written by other means, is clipped so that it still fits an index entry.
 TEST_NAME_CHARS = 200
+TEST_ID_CHARS = 64  # graders.references.TEST_ID_PATTERN
 
 
 def clip(text: str, limit: int) -> str:
@@ -59,6 +60,7 @@ class SubmissionRow(Base):
             "ix_submissions_statistics",
             "mode",
             "exercise",
+            "exercise_version",
             "track",
             "status",
             "learner",
@@ -82,6 +84,11 @@ class SubmissionRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     code: Mapped[str] = mapped_column(Text)
     result: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    # A regrade (app.regrade) stores a new row for the same code graded against a newer
+    # version; ``regrade_of`` is the row it supersedes (each row is superseded at most
+    # once), ``regrade_run`` the run that made it. Both are None for what a learner sent.
+    regrade_of: Mapped[str | None] = mapped_column(String(32), unique=True)
+    regrade_run: Mapped[str | None] = mapped_column(String(32), index=True)
 
 
 class SubmissionTestRow(Base):
@@ -93,14 +100,16 @@ class SubmissionTestRow(Base):
 
     __tablename__ = "submission_tests"
     # The per-test counts of an exercise's Submits read this index only. Its keys repeat
-    # (one per track, test, status and position), which PostgreSQL's B-tree stores once
-    # per run of rows: 3 MB for 370,000 rows, against 89 MB with ``id`` in it.
+    # (one per version, track, test, status and position), which PostgreSQL's B-tree
+    # stores once per run of rows: 3 MB for 370,000 rows, against 89 MB with ``id`` in it.
     __table_args__ = (
         Index(
             "ix_submission_tests_statistics",
             "exercise",
             "mode",
+            "exercise_version",
             "track",
+            "test_id",
             "test",
             "status",
             "position",
@@ -114,7 +123,10 @@ class SubmissionTestRow(Base):
     exercise: Mapped[str] = mapped_column(String(100))
     mode: Mapped[str] = mapped_column(String(8))
     track: Mapped[str] = mapped_column(String(16))
-    test: Mapped[str | None] = mapped_column(String(TEST_NAME_CHARS))
+    test: Mapped[str | None] = mapped_column(String(TEST_NAME_CHARS))  # its name then
+    # The test's stable id (graders.testing); None in results stored before ids existed.
+    test_id: Mapped[str | None] = mapped_column(String(TEST_ID_CHARS))
+    exercise_version: Mapped[str | None] = mapped_column(String(32))  # the submission's
     position: Mapped[int | None] = mapped_column(Integer)  # in the result's list of tests
     status: Mapped[str] = mapped_column(String(8))
     # Only for a failure, clipped to MESSAGE_CHARS: passes need none, and the statistics
@@ -129,10 +141,38 @@ Index(
     "ix_submission_tests_failures",
     SubmissionTestRow.exercise,
     SubmissionTestRow.mode,
+    SubmissionTestRow.exercise_version,
     SubmissionTestRow.track,
     postgresql_where=_FAILED,
     sqlite_where=_FAILED,
 )
+
+
+class ExerciseVersionRow(Base):
+    """When a version of an exercise (its content hash) was first served: the dashboard
+    filters statistics by version and says since when each one is live."""
+
+    __tablename__ = "exercise_versions"
+
+    exercise: Mapped[str] = mapped_column(String(100), primary_key=True)
+    version: Mapped[str] = mapped_column(String(32), primary_key=True)
+    went_live_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RegradeRunRow(Base):
+    """One ``drill regrade``: what it regraded and, once finished, what changed."""
+
+    __tablename__ = "regrade_runs"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    exercise: Mapped[str] = mapped_column(String(100), index=True)
+    track: Mapped[str | None] = mapped_column(String(16))  # None: every track
+    since: Mapped[str | None] = mapped_column(String(64))  # as given on the command line
+    version: Mapped[str] = mapped_column(String(32))  # the version regraded against
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # {"regraded", "changed", "to_pass", "to_fail", "tests": {id: {name, to_pass, to_fail}}}
+    summary: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
 
 
 class DraftRow(Base):
@@ -169,28 +209,31 @@ def tests_of(submission: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The ``submission_tests`` rows of a ``submissions`` row (a dict of its columns)."""
     result = submission["result"]
     tests = result.get("tests") or []
-    found: list[tuple[str | None, int | None, str, str | None]] = []
+    found: list[tuple[str | None, str | None, int | None, str, str | None]] = []
     for position, test in enumerate(tests):
         if not isinstance(test, dict) or not isinstance(test.get("name"), str):
             continue  # not a test the statistics could name
         status = str(test.get("status"))
         failed = status != "pass"
         message = clip(str(test.get("message") or ""), MESSAGE_CHARS) if failed else None
-        found.append((clip(test["name"], TEST_NAME_CHARS), position, status, message))
+        test_id = test.get("id")
+        test_id = test_id[:TEST_ID_CHARS] if isinstance(test_id, str) else None
+        found.append((clip(test["name"], TEST_NAME_CHARS), test_id, position, status, message))
     if not tests and result.get("status") != "pass" and result.get("message"):
         message = clip(str(result["message"]), MESSAGE_CHARS)
-        found.append((None, None, str(result["status"]), message))
-    of = {k: submission[k] for k in ("exercise", "mode", "track")}
+        found.append((None, None, None, str(result["status"]), message))
+    of = {k: submission[k] for k in ("exercise", "mode", "track", "exercise_version")}
     return [
         {
             "submission_id": submission["id"],
             **of,
             "test": test,
+            "test_id": test_id,
             "position": position,
             "status": status[:8],
             "message": message,
         }
-        for test, position, status, message in found
+        for test, test_id, position, status, message in found
     ]
 
 

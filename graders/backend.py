@@ -9,6 +9,7 @@ grading workers elsewhere. Tests of the web layer use a fake that says what it f
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,18 +47,33 @@ class GradingBackend(Protocol):
     @property
     def status(self) -> BackendStatus: ...
 
-    def reference(self, exercise: Exercise, track: str) -> Reference:
-        """The reference observations of this version of a track (computed once)."""
+    def reference(self, exercise: Exercise, track: str, variant: int | None = None) -> Reference:
+        """The reference observations of this version of a track (computed once); with
+        ``variant``, its per-learner tests on that variant's draws."""
         ...
 
     def grade(
-        self, exercise: Exercise, track: str, code: str, mode: Mode, job_id: str | None = None
+        self,
+        exercise: Exercise,
+        track: str,
+        code: str,
+        mode: Mode,
+        job_id: str | None = None,
+        variant: int | None = None,
     ) -> GradeResult:
         """Grade ``code`` on the examples (``run``) or the hidden tests (``submit``).
 
         ``job_id``: the submission's id, when it has one already (a queue uses it to drop
-        a second publish of the same job)."""
+        a second publish of the same job). ``variant``: the learner's draws for the
+        tests that draw per learner (see :func:`learner_variant`)."""
         ...
+
+
+def learner_variant(learner: str, exercise: Exercise) -> int:
+    """The variant of a learner's per-learner tests: from the learner and the exercise
+    version, so it is stable for a learner until the exercise changes."""
+    digest = hashlib.sha256(f"drill-variant:{learner}|{exercise.version}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
 
 
 def grade_with(
@@ -68,13 +84,14 @@ def grade_with(
     code: str,
     mode: Mode,
     limits: JobLimits,
+    variant: int | None = None,
 ) -> GradeResult:
     """Grade ``code`` by running its job with ``run`` (a pool here, a queue elsewhere);
     the verdict is built here, in the caller's process, from the reference it holds."""
     started = time.perf_counter()
-    names = reference.names(example=mode == "run")
+    ids = reference.ids(example=mode == "run")
     ctx = verdicts.Context(
-        exercise.slug, track, mode, names, reference, limits, exercise.track(track).parameters
+        exercise.slug, track, mode, ids, reference, limits, exercise.track(track).parameters
     )
     try:
         compile(code, "solution.py", "exec", dont_inherit=True)
@@ -82,7 +99,7 @@ def grade_with(
         return verdicts.syntax_error(ctx, exc)
     except ValueError as exc:  # e.g. null bytes
         return verdicts.syntax_error(ctx, SyntaxError(str(exc)))
-    job = job_for(exercise, track, code, names, limits, examples_only=mode == "run")
+    job = job_for(exercise, track, code, ids, limits, examples_only=mode == "run", variant=variant)
     try:
         outcome = run(job, limits)
     except MachineLost as exc:  # a verdict of the infrastructure, stored like any other

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from graders.backend import BackendStatus, GradingBackend
+from graders.backend import BackendStatus, GradingBackend, learner_variant
 from graders.catalog import Catalog, Exercise, load_catalog
 from graders.errors import DrillError, QueueUnavailable
 from graders.local import PROCESS_WARNING, LocalBackend
@@ -154,8 +154,8 @@ class Grader:
 
     # --- grading ---
 
-    def reference(self, exercise: Exercise, track: str) -> Reference:
-        return self.backend.reference(exercise, track)
+    def reference(self, exercise: Exercise, track: str, variant: int | None = None) -> Reference:
+        return self.backend.reference(exercise, track, variant)
 
     def grade(
         self,
@@ -165,13 +165,17 @@ class Grader:
         mode: Mode,
         exercise: Exercise | None = None,
         job_id: str | None = None,
+        learner: str | None = None,
     ) -> GradeResult:
         """Grade ``code`` on the examples (``run``) or the hidden tests (``submit``).
 
         ``exercise``: the version to grade against, when the caller already looked it up
         (the catalog may be reloaded in between); by default the current one.
+        ``learner``: whose code it is, for the tests that draw inputs per learner (none:
+        everyone's draws).
         """
         if exercise is None:
             exercise = self.catalog.get(slug)
         exercise.track(track)  # UnknownExercise for a track it does not have
-        return self.backend.grade(exercise, track, code, mode, job_id)
+        variant = None if learner is None else learner_variant(learner, exercise)
+        return self.backend.grade(exercise, track, code, mode, job_id, variant)

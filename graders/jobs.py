@@ -285,6 +285,7 @@ def _check_job_header(header: Any) -> None:
                 "filename": str,
                 "entry_points": list,
                 "tests": (list, _NONE),
+                "variant": (int, _NONE),
                 "limits": dict,
             },
             what,
@@ -380,9 +381,11 @@ def job_for(
     tests: list[str] | None,
     limits: JobLimits,
     examples_only: bool = False,
+    variant: int | None = None,
 ) -> Job:
-    """A job running ``tests`` (None: all) of ``track`` against ``code``; with
-    ``examples_only`` (Run), the job's tests module holds the examples alone."""
+    """A job running ``tests`` (ids; None: all) of ``track`` against ``code``; with
+    ``examples_only`` (Run), the job's tests module holds the examples alone. ``variant``
+    seeds the tests that draw per learner (see graders.testing.TestSpec.per_learner)."""
     tr = exercise.track(track)
     header = {
         "type": FrameType.JOB,
@@ -390,6 +393,7 @@ def job_for(
         "filename": FILENAME,
         "entry_points": list(tr.entry_points),
         "tests": tests,
+        "variant": variant,
         "limits": limits.for_child(),
     }
     return Job(header, compiled_tests(tr.tests, examples_only))

@@ -142,22 +142,28 @@ class LocalBackend:
                 self._reference_pool.close()
                 self._reference_pool = None
 
-    def reference(self, exercise: Exercise, track: str) -> Reference:
+    def reference(self, exercise: Exercise, track: str, variant: int | None = None) -> Reference:
         assert self.references is not None, "start() first"
-        return self.references.get(exercise, track)
+        return self.references.get(exercise, track, variant)
 
     # --- grading ---
 
     def grade(
-        self, exercise: Exercise, track: str, code: str, mode: Mode, job_id: str | None = None
+        self,
+        exercise: Exercise,
+        track: str,
+        code: str,
+        mode: Mode,
+        job_id: str | None = None,
+        variant: int | None = None,
     ) -> GradeResult:
         """Grade ``code`` on the examples (``run``) or the hidden tests (``submit``) of
         this version of the exercise."""
         pool = self.pool
         assert pool is not None, "start() first"
-        reference = self.reference(exercise, track)
+        reference = self.reference(exercise, track, variant)
         limits = self.limits(exercise)
-        return grade_with(pool.run, reference, exercise, track, code, mode, limits)
+        return grade_with(pool.run, reference, exercise, track, code, mode, limits, variant)
 
 
 def pool_command(settings: Settings, backend: Backend, role: str) -> Any:

@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import threading
+from collections import OrderedDict
 from contextlib import AbstractContextManager, nullcontext
 from importlib import metadata
 from pathlib import Path
@@ -29,11 +30,17 @@ from graders.sandbox import GRADERS, JobLimits
 log = logging.getLogger("drill.references")
 
 
+# Letters, digits, "_", "-" and "."; what a Python function name always is.
+TEST_ID_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$"
+
+
 class TestOptions(BaseModel):
     """A test's options as the tests module registered them (see graders.testing)."""
 
     __test__ = False
 
+    # The test's identity: statistics, exports and regrades key by it (graders.testing).
+    id: str = Field(pattern=TEST_ID_PATTERN)
     name: str = Field(min_length=1, max_length=200)
     example: bool
     hint: int | None = Field(None, ge=1)
@@ -41,29 +48,41 @@ class TestOptions(BaseModel):
     atol: float = Field(ge=0)
     exact_dtype: bool
     reveal: Literal["full", "summary", "none"]
+    per_learner: bool = False
 
     @property
     def tolerance(self) -> Tolerance:
         return Tolerance(self.rtol, self.atol, self.exact_dtype, self.reveal)
 
 
-Encoded = dict[str, tuple[Any, bytes]]  # test name -> (value node, body) as on the wire
+Encoded = dict[str, tuple[Any, bytes]]  # test id -> (value node, body) as on the wire
 
 
 class Reference:
-    """The reference's test options and observations for one track version."""
+    """The reference's test options and observations for one track version (and, for
+    its ``per_learner`` tests, one variant)."""
 
     def __init__(self, key: str, tests: list[TestOptions], encoded: Encoded) -> None:
         self.key = key
         self.tests = tests
         self.encoded = encoded  # kept for the disk cache
-        self.observations = {n: wire.decode_value(node, b) for n, (node, b) in encoded.items()}
+        self.observations = {i: wire.decode_value(node, b) for i, (node, b) in encoded.items()}
+        self._options = {t.id: t for t in tests}
+
+    def ids(self, example: bool) -> list[str]:
+        """The ids of the examples (``example``) or of the hidden tests, in order."""
+        return [t.id for t in self.tests if t.example == example]
 
     def names(self, example: bool) -> list[str]:
+        """The display names of the examples or of the hidden tests, in order."""
         return [t.name for t in self.tests if t.example == example]
 
-    def options(self, name: str) -> TestOptions:
-        return next(t for t in self.tests if t.name == name)
+    def options(self, test_id: str) -> TestOptions:
+        return self._options[test_id]
+
+    def per_learner(self, ids: list[str]) -> list[str]:
+        """Those of ``ids`` whose inputs are drawn per learner."""
+        return [i for i in ids if self._options[i].per_learner]
 
 
 def _harness_hash() -> str:
@@ -130,8 +149,14 @@ class DiskCache:
         return nullcontext()  # one machine: ReferenceStore's own lock is enough
 
 
+# Per-learner references kept in memory (the rest stay in the cache): a course's active
+# learners, without letting many learners grow the server's memory without bound.
+VARIANT_MEMO = 2048
+
+
 class ReferenceStore:
-    """Reference observations per (exercise version, track), memoised and cached."""
+    """Reference observations per (exercise version, track), memoised and cached; for a
+    track with ``per_learner`` tests, also per variant (one learner's draws)."""
 
     def __init__(self, cache: ReferenceCache, pool: JobRunner, limits: JobLimits) -> None:
         self.cache = cache
@@ -139,51 +164,83 @@ class ReferenceStore:
         self.limits = limits
         self.salt = f"{_harness_hash()}|{_library_versions()}"
         self._memo: dict[str, Reference] = {}
+        self._variants: OrderedDict[str, Reference] = OrderedDict()
         self._lock = threading.Lock()
 
-    def key(self, exercise: Exercise, track: str) -> str:
+    def key(self, exercise: Exercise, track: str, variant: int | None = None) -> str:
         # The track's fingerprint: the run's exact inputs (see catalog.Track).
         fingerprint = exercise.track(track).fingerprint
         raw = f"{exercise.slug}|{exercise.version}|{track}|{self.salt}|{fingerprint}"
+        if variant is not None:
+            raw += f"|variant={variant}"
         return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
-    def get(self, exercise: Exercise, track: str) -> Reference:
-        key = self.key(exercise, track)
-        ref = self._memo.get(key)
+    def get(self, exercise: Exercise, track: str, variant: int | None = None) -> Reference:
+        """The reference of a track; with ``variant``, its ``per_learner`` tests observed
+        on that variant's draws (the other tests are everyone's)."""
+        base = self._get(exercise, track, None, None)
+        if variant is None or not any(t.per_learner for t in base.tests):
+            return base
+        return self._get(exercise, track, variant, base)
+
+    def _get(
+        self, exercise: Exercise, track: str, variant: int | None, base: Reference | None
+    ) -> Reference:
+        key = self.key(exercise, track, variant)
+        ref = self._memo.get(key) if base is None else self._variants.get(key)
         if ref is not None:
             return ref
         with self._lock:  # one computation per key, even under concurrent requests
-            ref = self._memo.get(key) or self._load(key)
+            ref = self._memo.get(key) if base is None else self._variants.get(key)
+            ref = ref or self._load(key, base)
             if ref is None:
                 with self.cache.claim(key):  # and one across nodes sharing the cache
-                    ref = self._load(key)
+                    ref = self._load(key, base)
                     if ref is None:
-                        ref = self.compute(exercise, track, key)
-                        self.cache.save(key, _cached(key, ref))
-            self._memo[key] = ref
+                        ref = self.compute(exercise, track, key, variant, base)
+                        self.cache.save(key, _cached(key, ref, base))
+            if base is None:
+                self._memo[key] = ref
+            else:
+                self._variants[key] = ref
+                self._variants.move_to_end(key)
+                while len(self._variants) > VARIANT_MEMO:
+                    self._variants.popitem(last=False)
             return ref
 
-    def compute(self, exercise: Exercise, track: str, key: str | None = None) -> Reference:
-        """Run the reference twice in separate children; both runs must agree."""
-        key = key or self.key(exercise, track)
-        job = job_for(exercise, track, exercise.track(track).solution, None, self.limits)
+    def compute(
+        self,
+        exercise: Exercise,
+        track: str,
+        key: str | None = None,
+        variant: int | None = None,
+        base: Reference | None = None,
+    ) -> Reference:
+        """Run the reference twice in separate children; both runs must agree. With a
+        ``base``, only its ``per_learner`` tests run, on ``variant``'s draws."""
+        key = key or self.key(exercise, track, variant)
+        ids = None if base is None else [t.id for t in base.tests if t.per_learner]
+        solution = exercise.track(track).solution
+        job = job_for(exercise, track, solution, ids, self.limits, variant=variant)
         where = f"{exercise.slug}/{track}/solution.py"
         first = _parse_run(self.pool.run(job, self.limits), where)
         second = _parse_run(self.pool.run(job, self.limits), where)
         tests, results = first
-        for name, (node, body) in results.items():
-            other_node, other_body = second[1][name]
+        for test_id, (node, body) in results.items():
+            other_node, other_body = second[1][test_id]
             if node != other_node or body != other_body:
                 a = wire.decode_value(node, body)
                 b = wire.decode_value(other_node, other_body)
                 detail = compare(a, b, Tolerance(0, 0, True, "full")) or "encoded bytes differ"
                 raise ReferenceFailure(
-                    f"{where}: not deterministic — test {name!r} observed different values in "
-                    f"two runs ({detail})"
+                    f"{where}: not deterministic — test {test_id!r} observed different values "
+                    f"in two runs ({detail})"
                 )
+        if base is not None:
+            return Reference(key, base.tests, {**base.encoded, **results})
         return Reference(key, tests, results)
 
-    def _load(self, key: str) -> Reference | None:
+    def _load(self, key: str, base: Reference | None = None) -> Reference | None:
         data = self.cache.load(key)
         if data is None:
             return None
@@ -192,22 +249,33 @@ class ReferenceStore:
                 raise ValueError(f"it holds key {data['key']!r}")
             tests = [TestOptions.model_validate(t) for t in data["tests"]]
             results = {
-                name: (entry["obs"], base64.b64decode(entry["body"]))
-                for name, entry in data["results"].items()
+                test_id: (entry["obs"], base64.b64decode(entry["body"]))
+                for test_id, entry in data["results"].items()
             }
+            if base is not None:  # a variant stores its own draws' observations only
+                return Reference(key, base.tests, {**base.encoded, **results})
             return Reference(key, tests, results)
         except (ValueError, KeyError, TypeError, ValidationError, wire.WireError) as exc:
             log.warning("ignoring a broken cached reference %s: %s", key, exc)
             return None
 
+    def is_ready(self, exercise: Exercise, track: str) -> bool:
+        """Whether ``get(exercise, track)`` has the reference at hand (memoised or in the
+        cache), rather than running the reference solution first (``drill grade`` says so)."""
+        key = self.key(exercise, track)
+        return key in self._memo or self._load(key) is not None
 
-def _cached(key: str, ref: Reference) -> CachedReference:
+
+def _cached(key: str, ref: Reference, base: Reference | None = None) -> CachedReference:
+    """What the cache keeps of ``ref``; of a variant, only what differs from ``base``."""
+    mine = {t.id for t in ref.tests if t.per_learner} if base is not None else None
     return {
         "key": key,
         "tests": [t.model_dump() for t in ref.tests],
         "results": {
-            name: {"obs": node, "body": base64.b64encode(body).decode()}
-            for name, (node, body) in ref.encoded.items()
+            test_id: {"obs": node, "body": base64.b64encode(body).decode()}
+            for test_id, (node, body) in ref.encoded.items()
+            if mine is None or test_id in mine
         },
     }
 
@@ -229,15 +297,16 @@ def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Enco
             except ValidationError as exc:
                 raise ReferenceFailure(f"{where}: bad test options: {exc}") from None
         elif kind == FrameType.TEST:
-            name = h.get("name")
+            test_id = str(h.get("id"))
             if h.get("status") != "ok":
                 error = h.get("error") or {}
                 detail = h.get("message") or f"{error.get('type')}: {error.get('message')}"
                 tb = error.get("traceback") or ""
+                name = next((t.name for t in tests or () if t.id == test_id), test_id)
                 raise ReferenceFailure(
                     f"{where}: the reference fails test {name!r}: {detail}\n{tb}"
                 )
-            results[str(name)] = (h.get("obs"), frame.body)
+            results[test_id] = (h.get("obs"), frame.body)
         elif kind == FrameType.DONE:
             done = True
         elif kind == FrameType.CODE_LOADED:
@@ -250,9 +319,17 @@ def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Enco
         raise ReferenceFailure(f"{where}: the reference run ended early (exit {outcome.exit_code})")
     if not tests:
         raise ReferenceFailure(f"{where}: tests.py registers no tests")
+    tests_file = where.removesuffix("solution.py") + "tests.py"
     names = [t.name for t in tests]
     if len(set(names)) != len(names):
         twice = next(n for n in names if names.count(n) > 1)
-        tests_file = where.removesuffix("solution.py") + "tests.py"
         raise ReferenceFailure(f"{tests_file}: two tests are named {twice!r}; names must be unique")
+    ids = [t.id for t in tests]
+    if len(set(ids)) != len(ids):
+        twice = next(i for i in ids if ids.count(i) > 1)
+        both = " and ".join(repr(t.name) for t in tests if t.id == twice)
+        raise ReferenceFailure(
+            f"{tests_file}: tests {both} have the same id {twice!r} (by default a test's id is "
+            "its function's name); give one of them its own, e.g. @test(..., id=\"...\")"
+        )
     return tests, results

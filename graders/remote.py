@@ -328,19 +328,25 @@ class RemoteBackend:
 
     # --- the backend ---
 
-    def reference(self, exercise: Exercise, track: str) -> Reference:
-        return self.references.get(exercise, track)
+    def reference(self, exercise: Exercise, track: str, variant: int | None = None) -> Reference:
+        return self.references.get(exercise, track, variant)
 
     def grade(
-        self, exercise: Exercise, track: str, code: str, mode: Mode, job_id: str | None = None
+        self,
+        exercise: Exercise,
+        track: str,
+        code: str,
+        mode: Mode,
+        job_id: str | None = None,
+        variant: int | None = None,
     ) -> GradeResult:
-        reference = self.reference(exercise, track)
+        reference = self.reference(exercise, track, variant)
         limits = job_limits(self.settings, exercise)
 
         def run(job: Job, job_limits: JobLimits) -> JobOutcome:
             return self.run(job, job_limits, "learner", job_id)
 
-        return grade_with(run, reference, exercise, track, code, mode, limits)
+        return grade_with(run, reference, exercise, track, code, mode, limits, variant)
 
 
 class _QueueRunner:

@@ -61,6 +61,11 @@ class TestResult(BaseModel):
     __test__ = False  # not a pytest class
 
     name: str
+    id: str | None = Field(
+        None,
+        description="The test's stable identity (graders.testing: ``@test(id=...)``, by "
+        "default the scenario function's name); null in results stored before ids existed",
+    )
     status: Status
     message: str = ""
     output: str = Field(

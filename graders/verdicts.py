@@ -51,7 +51,7 @@ class Context:
     exercise: str
     track: str
     mode: Mode
-    names: list[str]
+    ids: list[str]  # the tests the job runs, by id, in order
     reference: Reference
     limits: JobLimits
     # Each entry point's parameter names (the reference's), to show a failing call.
@@ -65,7 +65,7 @@ class Context:
             mode=self.mode,
             status=Status.ERROR,
             message=message,
-            total=len(self.names),
+            total=len(self.ids),
             duration_ms=duration_ms,
         )
 
@@ -110,36 +110,40 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
         if kind == FrameType.CODE_LOADED:
             code_loaded = True
         if kind == FrameType.TEST:
-            name = frame.header.get("name")
-            if name not in ctx.names or name in results:
+            test_id = frame.header.get("id")
+            if test_id not in ctx.ids or test_id in results:
                 return ctx.error(
                     "the grader received a result it did not ask for (test "
-                    f"{_text(name)!r}); did your code write to the grader's channel?",
+                    f"{_text(test_id)!r}); did your code write to the grader's channel?",
                     duration,
                 )
-            results[name] = _test_result(ctx, frame)
+            results[test_id] = _test_result(ctx, frame)
 
     stop = None
-    if len(results) < len(ctx.names):
+    if len(results) < len(ctx.ids):
         stop = _memory_message(ctx.limits) if out_of_memory else _stop_reason(ctx, outcome)
     if stop is not None and not code_loaded:
         return ctx.error(f"{stop} while loading your code", duration)
     tests: list[TestResult] = []
     stopped_at: str | None = None
-    for name in ctx.names:
-        if name in results:
-            tests.append(results[name])
+    for test_id in ctx.ids:
+        if test_id in results:
+            tests.append(results[test_id])
             continue
-        hint = ctx.reference.options(name).hint
+        options = ctx.reference.options(test_id)
+        hint, name = options.hint, options.name
         if stopped_at is None and stop is not None:
             # The first unfinished test was running when the job ended: it carries the
             # reason. The ones after it never started.
-            tests.append(TestResult(name=name, status=Status.ERROR, message=stop, hint=hint))
+            tests.append(
+                TestResult(name=name, id=test_id, status=Status.ERROR, message=stop, hint=hint)
+            )
             stopped_at = name
         else:
             tests.append(
                 TestResult(
                     name=name,
+                    id=test_id,
                     status=Status.NOT_RUN,
                     message=not_run_message(stopped_at or "?"),
                     hint=hint,
@@ -158,7 +162,7 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
         status=status,
         message=message,
         passed=passed,
-        total=len(ctx.names),
+        total=len(ctx.ids),
         duration_ms=duration,
         tests=tests,
     )
@@ -166,8 +170,8 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
 
 def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
     h = frame.header
-    name = h["name"]
-    options = ctx.reference.options(name)
+    test_id = h["id"]
+    options = ctx.reference.options(test_id)
     # All the sandbox sent (at most its capture limit, DRILL_OUTPUT_BYTES characters), cut
     # to what a result keeps, leaving room for the traceback a raising test adds after it.
     printed = h["output"] if isinstance(h.get("output"), str) else ""
@@ -177,7 +181,8 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
     output = truncate_output(printed, room, already_truncated=cut)
     duration = _number(h.get("duration_ms"), 0.0, ctx.limits.wall_seconds * 1000 + 1000)
     common: dict[str, Any] = {
-        "name": name,
+        "name": options.name,  # the reference's, never the sandbox's
+        "id": test_id,
         "hint": options.hint,
         "duration_ms": duration or 0.0,
         **_output_size(h, printed, cut or output != printed),
@@ -206,7 +211,7 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
                 message=f"the values your code returned arrived damaged ({exc}); did your "
                 "code write to the grader's channel?",
             )
-        problems = differences(ctx.reference.observations[name], got, options.tolerance)
+        problems = differences(ctx.reference.observations[test_id], got, options.tolerance)
         if not problems:
             return TestResult(**common, status=Status.PASS, output=output)
         message = feedback.message(problems, calls, origins, ctx.parameters)

@@ -46,6 +46,7 @@ def declared_tests(tests_code: str) -> list[TestOptions]:
                 }
                 found.append(
                     TestOptions(
+                        id=options.get("id", node.name),
                         name=ast.literal_eval(decorator.args[0]),
                         example=options.get("example", False),
                         hint=options.get("hint"),
@@ -75,17 +76,23 @@ class ReferenceOnlyBackend:
     def status(self) -> BackendStatus:
         return BackendStatus(None, None, None)  # no sandbox, no workers: nothing runs
 
-    def reference(self, exercise: Exercise, track: str) -> Reference:
+    def reference(self, exercise: Exercise, track: str, variant: int | None = None) -> Reference:
         tests = declared_tests(exercise.track(track).tests)
         return Reference(f"fake:{exercise.version}:{track}", tests, {})
 
     def grade(
-        self, exercise: Exercise, track: str, code: str, mode: Mode, job_id: str | None = None
+        self,
+        exercise: Exercise,
+        track: str,
+        code: str,
+        mode: Mode,
+        job_id: str | None = None,
+        variant: int | None = None,
     ) -> GradeResult:
         self.graded.append((exercise.slug, track, mode))
         reference = self.reference(exercise, track)
-        names = reference.names(example=mode == "run")
-        ctx = verdicts.Context(exercise.slug, track, mode, names, reference, LIMITS)
+        ids = reference.ids(example=mode == "run")
+        ctx = verdicts.Context(exercise.slug, track, mode, ids, reference, LIMITS)
         try:
             compile(code, "solution.py", "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as exc:
@@ -98,12 +105,13 @@ class ReferenceOnlyBackend:
         right = code.strip() == exercise.track(track).solution.strip()
         tests = [
             TestResult(
-                name=name,
+                name=reference.options(test_id).name,
+                id=test_id,
                 status=Status.PASS if right else Status.FAIL,
                 message="" if right else NOT_RUN,
-                hint=reference.options(name).hint,
+                hint=reference.options(test_id).hint,
             )
-            for name in names
+            for test_id in ids
         ]
         passed = sum(t.status == Status.PASS for t in tests)
         return GradeResult(

@@ -94,7 +94,7 @@ def fails():
 
 
 # Cheapest first: a NumPy job waiting behind the warm-up waits for the NumPy part only.
-TEST_NAMES = ("numpy layers", "an error", "torch layers")
+TEST_IDS = ("numpy_layers", "an_error", "torch_layers")
 
 
 def prepare(limits: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
@@ -108,6 +108,7 @@ def prepare(limits: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
         "filename": "solution.py",
         "entry_points": ["forward", "stack", "fails"],
         "tests": None,
+        "variant": None,
         "limits": limits,
     }
     return header, marshal.dumps(code)
@@ -144,10 +145,10 @@ def run_until_job_arrives(job_fd: int, job: tuple[dict[str, Any], bytes]) -> int
     with restored_process():
         sink = os.open(os.devnull, os.O_WRONLY)
         try:
-            for name in TEST_NAMES:
+            for test_id in TEST_IDS:
                 if job_waiting(job_fd):
                     break
-                runner.Job({**header, "tests": [name]}, sink, body).run()
+                runner.Job({**header, "tests": [test_id]}, sink, body).run()
                 ran += 1
         finally:
             os.close(sink)

@@ -167,9 +167,16 @@ class Capture:
         return Captured(out, dropped > 0, written + size, size >= self.raw_limit)
 
 
-def seed_everything(name: str) -> None:
+def test_seed(spec: testing.TestSpec, variant: int | None) -> int:
+    """A test's seed: from its id, so a rename of its display name keeps its inputs; a
+    ``per_learner`` test mixes in the job's variant (the learner's, chosen by the server)."""
+    if spec.per_learner and variant is not None:
+        return zlib.crc32(f"{spec.id}|{variant}".encode())
+    return zlib.crc32(spec.id.encode())
+
+
+def seed_everything(seed: int) -> None:
     """Seed random, NumPy and torch the same way for the reference and the submission."""
-    seed = zlib.crc32(name.encode())
     random.seed(seed)
     np.random.seed(seed)
     if torch is not None:
@@ -313,7 +320,7 @@ class Job:
             )
             return
         self.snapshot = job_snapshot(tests)
-        specs = {spec.name: spec for spec in testing.REGISTRY}
+        specs = {spec.id: spec for spec in testing.REGISTRY}
         self.send({"type": FrameType.LOADED, "tests": [s.options() for s in testing.REGISTRY]})
         with integrity.hidden_modules("graders", HARNESS_FOLDER):
             finished = self.run_code(specs)
@@ -351,11 +358,12 @@ class Job:
         load_output = self.capture.stop()
         self.send({"type": FrameType.CODE_LOADED})
 
-        names = self.h["tests"] if self.h["tests"] is not None else list(specs)
-        for name in names:
-            spec = specs.get(name)
+        ids = self.h["tests"] if self.h["tests"] is not None else list(specs)
+        for test_id in ids:
+            spec = specs.get(test_id)
             if spec is None:
-                self.send({"type": FrameType.HARNESS_ERROR, "message": f"no test named {name!r}"})
+                message = f"no test with id {test_id!r}"
+                self.send({"type": FrameType.HARNESS_ERROR, "message": message})
                 return False
             if not self.run_test(spec, module, load_output):
                 return False
@@ -364,13 +372,14 @@ class Job:
 
     def run_test(self, spec: testing.TestSpec, module: types.ModuleType, prefix: Captured) -> bool:
         """Run one test and send its frame; False when learner code tampered with it."""
+        seed = test_seed(spec, self.h.get("variant"))
         scenario = testing.Scenario(
-            module.__dict__, self.h["entry_points"], after_call=self.check_integrity
+            module.__dict__, self.h["entry_points"], seed, after_call=self.check_integrity
         )
-        seed_everything(spec.name)
+        seed_everything(seed)
         self.capture.start()
         started = time.perf_counter()
-        frame: dict[str, Any] = {"type": FrameType.TEST, "name": spec.name}
+        frame: dict[str, Any] = {"type": FrameType.TEST, "id": spec.id}
         body = b""
         try:
             observations = spec.scenario(scenario)

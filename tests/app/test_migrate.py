@@ -34,6 +34,8 @@ TABLES = {
     "drafts",
     "rate_buckets",
     "reference_cache",
+    "exercise_versions",
+    "regrade_runs",
 }
 # What Base.metadata.create_all made before there were migrations (sqlite_master of a
 # database the earlier code created).
@@ -155,18 +157,20 @@ def test_a_database_from_before_migrations_is_stamped_and_filled(tmp_path: Path)
         assert store.get_draft("learner", GC, "numpy") is not None  # the old rows are kept
         assert store.get_submission("s1") is not None
         # The per-test rows of the old results were filled in: the statistics see them.
-        body = stats.exercise_stats(store, GC, {"numpy": ["first", "second"]})
+        # Rows stored before test ids count under the id of today's test of their name.
+        today = {"numpy": [("first_id", "first"), ("second_id", "second")]}
+        body = stats.exercise_stats(store, GC, today)
         # The test that never ran (an error, as earlier code stored it) is not_run now.
         assert body["tracks"]["numpy"]["tests"] == [
-            {"name": "first", "runs": 3, "failures": 2, "not_run": 0},
-            {"name": "second", "runs": 2, "failures": 2, "not_run": 1},
+            {"id": "first_id", "name": "first", "runs": 3, "failures": 2, "not_run": 0},
+            {"id": "second_id", "name": "second", "runs": 2, "failures": 2, "not_run": 1},
         ]
         failures = stats.common_failures(store, GC, {"numpy": []})["numpy"]
         assert failures == [
-            {"message": "got 2", "count": 2, "test": "second"},
-            {"message": "got 1", "count": 1, "test": "first"},
-            {"message": "SyntaxError at line 1", "count": 1, "test": None},
-            {"message": "timed out after 5 s", "count": 1, "test": "first"},
+            {"message": "got 2", "count": 2, "test": "second", "test_id": None},
+            {"message": "got 1", "count": 1, "test": "first", "test_id": None},
+            {"message": "SyntaxError at line 1", "count": 1, "test": None, "test_id": None},
+            {"message": "timed out after 5 s", "count": 1, "test": "first", "test_id": None},
         ]
         # The stored result is as it was; read as a result, its test is not_run.
         stored = store.get_submission("s4")

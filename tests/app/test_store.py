@@ -56,7 +56,7 @@ def graded(
 ) -> GradeResult:
     """A result whose tests are ``{name: (status, message)}``; no tests: a failed run."""
     found = [
-        TestResult(name=name, status=Status(status), message=text, output=output)
+        TestResult(name=name, id=name, status=Status(status), message=text, output=output)
         for name, (status, text) in (tests or {}).items()
     ]
     passed = sum(t.status == Status.PASS for t in found)
@@ -71,6 +71,11 @@ def graded(
         total=len(found),
         tests=found,
     )
+
+
+def track_tests(names: dict[str, list[str]]) -> dict[str, list[tuple[str, str]]]:
+    """Each track's tests as (id, name), the id being the name."""
+    return {track: [(n, n) for n in tests] for track, tests in names.items()}
 
 
 def save(store: Store, result: GradeResult, learner: str = "learner-a") -> dict[str, Any]:
@@ -137,6 +142,7 @@ def test_history_lists_a_learners_own_submissions_newest_first(store: Store) -> 
         "total": 1,
         "duration_ms": 0.0,
         "created_at": first["created_at"],
+        "regrade_of": None,
     }
     assert [r["id"] for r in store.history("learner-a", GC, "numpy")] == [run["id"], first["id"]]
     assert [r["id"] for r in store.history("learner-a", GC, limit=1)] == [torch["id"]]
@@ -193,15 +199,15 @@ def test_tests_that_did_not_run_are_neither_runs_nor_failures(store: Store) -> N
     }
     save(store, graded(stopped))
     save(store, graded({"first": ("pass", ""), "second": ("fail", "m2"), "third": ("pass", "")}))
-    numpy = stats.exercise_stats(store, GC, {"numpy": REFERENCE})["tracks"]["numpy"]
+    numpy = stats.exercise_stats(store, GC, track_tests({"numpy": REFERENCE}))["tracks"]["numpy"]
     assert numpy["tests"] == [
-        {"name": "first", "runs": 2, "failures": 1, "not_run": 0},
-        {"name": "second", "runs": 1, "failures": 1, "not_run": 1},
-        {"name": "third", "runs": 1, "failures": 0, "not_run": 1},
+        {"id": "first", "name": "first", "runs": 2, "failures": 1, "not_run": 0},
+        {"id": "second", "name": "second", "runs": 1, "failures": 1, "not_run": 1},
+        {"id": "third", "name": "third", "runs": 1, "failures": 0, "not_run": 1},
     ]
-    assert stats.common_failures(store, GC, {"numpy": REFERENCE})["numpy"] == [
-        {"message": "timed out after 10 s", "count": 1, "test": "first"},
-        {"message": "m2", "count": 1, "test": "second"},
+    assert stats.common_failures(store, GC, track_tests({"numpy": REFERENCE}))["numpy"] == [
+        {"message": "timed out after 10 s", "count": 1, "test": "first", "test_id": "first"},
+        {"message": "m2", "count": 1, "test": "second", "test_id": "second"},
     ]
 
 
@@ -211,23 +217,24 @@ def test_statistics_count_submits_and_each_test(store: Store) -> None:
     save(store, graded({"first": ("fail", "m1"), "second": ("fail", "m2"), "third": ("pass", "")}))
     save(store, graded(dict.fromkeys(REFERENCE, ("fail", "no"))), learner="b")  # a Run, below
     save(store, graded({"first": ("fail", "run")}, mode="run"))
-    body = stats.exercise_stats(store, GC, {"numpy": REFERENCE, "torch": ["t1"]})
+    body = stats.exercise_stats(store, GC, track_tests({"numpy": REFERENCE, "torch": ["t1"]}))
     assert body == {
         "slug": GC,
+        "version": None,
         "tracks": {
             "numpy": {
                 "submissions": 4,
                 "passed": 1,
                 "tests": [
-                    {"name": "first", "runs": 4, "failures": 2, "not_run": 0},
-                    {"name": "second", "runs": 4, "failures": 3, "not_run": 0},
-                    {"name": "third", "runs": 4, "failures": 2, "not_run": 0},
+                    {"id": "first", "name": "first", "runs": 4, "failures": 2, "not_run": 0},
+                    {"id": "second", "name": "second", "runs": 4, "failures": 3, "not_run": 0},
+                    {"id": "third", "name": "third", "runs": 4, "failures": 2, "not_run": 0},
                 ],
             },
             "torch": {
                 "submissions": 0,
                 "passed": 0,
-                "tests": [{"name": "t1", "runs": 0, "failures": 0, "not_run": 0}],
+                "tests": [{"id": "t1", "name": "t1", "runs": 0, "failures": 0, "not_run": 0}],
             },
         },
     }
@@ -239,7 +246,7 @@ def test_tests_and_tracks_seen_only_in_older_results_follow(store: Store) -> Non
     save(store, graded({"old-c": ("pass", "")}))
     save(store, graded({"old-a": ("pass", "")}))
     save(store, graded({"gone": ("pass", "")}, track="jax"))
-    body = stats.exercise_stats(store, GC, {"numpy": ["first", "second"]})
+    body = stats.exercise_stats(store, GC, track_tests({"numpy": ["first", "second"]}))
     assert list(body["tracks"]) == ["numpy", "jax"]
     names = [t["name"] for t in body["tracks"]["numpy"]["tests"]]
     # The reference's, then as results list them (a position, then the name).
@@ -247,7 +254,7 @@ def test_tests_and_tracks_seen_only_in_older_results_follow(store: Store) -> Non
     assert body["tracks"]["jax"] == {
         "submissions": 1,
         "passed": 1,
-        "tests": [{"name": "gone", "runs": 1, "failures": 0, "not_run": 0}],
+        "tests": [{"id": "gone", "name": "gone", "runs": 1, "failures": 0, "not_run": 0}],
     }
 
 
@@ -259,23 +266,23 @@ def test_common_failures_rank_by_count_then_first_seen(store: Store) -> None:
     save(store, graded(message="SyntaxError at line 1"))  # no tests: the whole run failed
     save(store, graded(message="SyntaxError at line 1"))
     save(store, graded({"first": ("pass", "")}, track="torch"))
-    top = stats.common_failures(store, GC, {"numpy": REFERENCE, "torch": REFERENCE})
+    top = stats.common_failures(store, GC, track_tests({"numpy": REFERENCE, "torch": REFERENCE}))
     assert top == {
         "numpy": [
-            {"message": "often", "count": 2, "test": "second"},
-            {"message": "SyntaxError at line 1", "count": 2, "test": stats.WHOLE_RUN},
-            {"message": "late tie", "count": 1, "test": "first"},
-            {"message": "tie", "count": 1, "test": "third"},
+            {"message": "often", "count": 2, "test": "second", "test_id": "second"},
+            {"message": "SyntaxError at line 1", "count": 2, "test": stats.WHOLE_RUN, "test_id": None},
+            {"message": "late tie", "count": 1, "test": "first", "test_id": "first"},
+            {"message": "tie", "count": 1, "test": "third", "test_id": "third"},
         ],
         "torch": [],
     }
-    assert stats.common_failures(store, GC, {"numpy": []}, top=1)["numpy"] == top["numpy"][:1]
+    assert stats.common_failures(store, GC, track_tests({"numpy": []}), top=1)["numpy"] == top["numpy"][:1]
     # A failure of the whole run counts as a Submit, not as a run of any test.
-    numpy = stats.exercise_stats(store, GC, {"numpy": REFERENCE})["tracks"]["numpy"]
+    numpy = stats.exercise_stats(store, GC, track_tests({"numpy": REFERENCE}))["tracks"]["numpy"]
     assert numpy["submissions"] == 6 and sum(t["runs"] for t in numpy["tests"]) == 4
-    report = stats.exercise_report(store, GC, {"numpy": REFERENCE, "torch": REFERENCE})
+    report = stats.exercise_report(store, GC, track_tests({"numpy": REFERENCE, "torch": REFERENCE}))
     assert report == {
-        "stats": stats.exercise_stats(store, GC, {"numpy": REFERENCE, "torch": REFERENCE}),
+        "stats": stats.exercise_stats(store, GC, track_tests({"numpy": REFERENCE, "torch": REFERENCE})),
         "failures": top,
     }
 
@@ -283,7 +290,7 @@ def test_common_failures_rank_by_count_then_first_seen(store: Store) -> None:
 def test_long_messages_are_grouped_as_clipped(store: Store) -> None:
     for tail in ("A", "B"):  # differ only past the clip: one group
         save(store, graded({"first": ("fail", "x" * 1500 + tail)}))
-    (failure,) = stats.common_failures(store, GC, {"numpy": REFERENCE})["numpy"]
+    (failure,) = stats.common_failures(store, GC, track_tests({"numpy": REFERENCE}))["numpy"]
     assert failure["count"] == 2
     assert failure["message"] == "x" * (stats.MESSAGE_CHARS - 1) + "…"
 
@@ -293,8 +300,8 @@ def test_statistics_read_the_table_not_the_results(store: Store) -> None:
     save(store, graded({"first": ("fail", "m")}))
     with store.engine.begin() as connection:
         connection.execute(SubmissionRow.__table__.update().values(result={}))
-    numpy = stats.exercise_stats(store, GC, {"numpy": ["first"]})["tracks"]["numpy"]
-    assert numpy["tests"] == [{"name": "first", "runs": 1, "failures": 1, "not_run": 0}]
+    numpy = stats.exercise_stats(store, GC, track_tests({"numpy": ["first"]}))["tracks"]["numpy"]
+    assert numpy["tests"] == [{"id": "first", "name": "first", "runs": 1, "failures": 1, "not_run": 0}]
 
 
 # --- the reference cache ---

@@ -26,11 +26,11 @@ def test_the_warm_up_tests_run_to_completion_in_the_real_harness():
     header, body = prepare = prewarm.prepare(LIMITS)
     assert prepare[0]["tests"] is None
     frames = run_and_decode(header, body)
-    statuses = {f.header["name"]: f.header["status"] for f in frames if f.header["type"] == "test"}
+    statuses = {f.header["id"]: f.header["status"] for f in frames if f.header["type"] == "test"}
     # Every test exercises what it should: the two computations succeed, the last raises
     # inside the "learner" file (the error path is part of what real jobs touch).
-    assert statuses == {"numpy layers": "ok", "torch layers": "ok", "an error": "raised"}
-    assert set(statuses) == set(prewarm.TEST_NAMES)
+    assert statuses == {"numpy_layers": "ok", "torch_layers": "ok", "an_error": "raised"}
+    assert set(statuses) == set(prewarm.TEST_IDS)
     assert frames[-1].header["type"] == "done"
     # That it imports nothing the warm worker lacks is checked on a real worker, where
     # it would show in the next job's list (test_a_torch_job_imports_nothing_after_start_up).
@@ -52,7 +52,7 @@ def test_the_warm_up_leaves_no_trace_for_the_next_job():
     fd1_before = os.fstat(1)
     try:
         assert prewarm.run_until_job_arrives(job_r, prewarm.prepare(LIMITS)) == len(
-            prewarm.TEST_NAMES
+            prewarm.TEST_IDS
         )
     finally:
         os.close(job_r)

@@ -32,7 +32,7 @@ NAMES = ["a", "b"]
 
 def reference() -> Reference:
     tests = [
-        TestOptions(name=n, example=False, rtol=1e-5, atol=1e-8, exact_dtype=False, reveal=r)
+        TestOptions(id=n, name=n, example=False, rtol=1e-5, atol=1e-8, exact_dtype=False, reveal=r)
         for n, r in zip(NAMES, ["summary", "full"], strict=True)
     ]
     encoded = {}
@@ -99,7 +99,7 @@ headers = st.fixed_dictionaries(
                 "x",
             ]
         ),
-        "name": st.one_of(st.sampled_from(NAMES), values),
+        "id": st.one_of(st.sampled_from(NAMES), values),
         "status": st.one_of(st.sampled_from(["ok", "raised", "missing", "unencodable"]), values),
         "obs": obs_nodes,
         "duration_ms": values,
@@ -194,7 +194,7 @@ def test_the_harness_running_out_of_memory_is_the_learners_memory_limit():
     # Threads the learner started can take the address space the harness needs to report;
     # the run failed on the memory limit, it is not an internal error (CI saw this once).
     loaded = wire.Frame({"type": "code_loaded"}, b"")
-    test_a = wire.Frame({"type": "test", "name": "a", "status": "raised"}, b"")
+    test_a = wire.Frame({"type": "test", "id": "a", "status": "raised"}, b"")
     out = wire.Frame({"type": "harness_error", "message": "MemoryError()"}, b"")
     result = verdicts.build(CTX, JobOutcome(frames=[loaded, test_a, out], exit_code=70))
     assert result.status == "fail", result.message

@@ -34,7 +34,7 @@ NAMES = ["a", "b", "c"]
 
 def reference() -> Reference:
     tests = [
-        TestOptions(name=n, example=False, rtol=1e-5, atol=1e-8, exact_dtype=False, reveal="full")
+        TestOptions(id=n, name=n, example=False, rtol=1e-5, atol=1e-8, exact_dtype=False, reveal="full")
         for n in NAMES
     ]
     encoded = {}
@@ -52,7 +52,7 @@ def passing(name: str, **extra: Any) -> wire.Frame:
     """A test frame whose observations match the reference's."""
     encoder = Encoder(2**20)
     node = encoder.value({"result": np.arange(3.0)})
-    header = {"type": "test", "name": name, "status": "ok", "obs": node, "duration_ms": 1.0}
+    header = {"type": "test", "id": name, "status": "ok", "obs": node, "duration_ms": 1.0}
     return wire.Frame({**header, **extra}, encoder.body)
 
 
@@ -151,7 +151,7 @@ def test_a_raising_tests_traceback_survives_a_long_output() -> None:
     frame = wire.Frame(
         {
             "type": "test",
-            "name": "a",
+            "id": "a",
             "status": "raised",
             "duration_ms": 1.0,
             "error": {"type": "ValueError", "message": "no", "traceback": traceback},
@@ -250,7 +250,7 @@ def test_the_cli_counts_what_was_kept_of_the_output_not_the_traceback() -> None:
     frame = wire.Frame(
         {
             "type": "test",
-            "name": "a",
+            "id": "a",
             "status": "raised",
             "duration_ms": 1.0,
             "error": {"type": "OSError", "message": "File too large", "traceback": "T" * 3000},

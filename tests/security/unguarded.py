@@ -25,7 +25,7 @@ from graders.harness import encode, integrity, prewarm, records, runner, wire
 from graders.jobs import JobOutcome, job_for
 from graders.references import Reference, TestOptions
 from graders.sandbox import JobLimits
-from graders.settings import ROOT
+from tests.catalog import shipped_exercises_dir
 
 LIMITS = JobLimits(30, 60, 2**31, 65536, 64 * 2**20, 64)
 
@@ -109,20 +109,20 @@ def run_job(header: dict[str, Any], body: bytes) -> list[wire.Frame]:
 def grade(slug: str, track: str, code: str, guards_off: list[str]) -> dict[str, Any]:
     for name in guards_off:
         GUARDS[name]()
-    exercise = load_catalog(ROOT / "exercises").get(slug)
+    exercise = load_catalog(shipped_exercises_dir()).get(slug)
     tr = exercise.track(track)
     reference_frames = run_job(*_job(exercise, track, tr.solution, None))
     loaded = next(f for f in reference_frames if f.header["type"] == "loaded")
     tests = [TestOptions(**options) for options in loaded.header["tests"]]
     encoded = {
-        f.header["name"]: (f.header["obs"], f.body)
+        f.header["id"]: (f.header["obs"], f.body)
         for f in reference_frames
         if f.header["type"] == "test"
     }
     reference = Reference("unguarded", tests, encoded)
-    names = reference.names(example=False)
-    ctx = verdicts.Context(slug, track, "submit", names, reference, LIMITS)
-    outcome = JobOutcome(frames=run_job(*_job(exercise, track, code, names)), exit_code=0)
+    ids = reference.ids(example=False)
+    ctx = verdicts.Context(slug, track, "submit", ids, reference, LIMITS)
+    outcome = JobOutcome(frames=run_job(*_job(exercise, track, code, ids)), exit_code=0)
     return verdicts.build(ctx, outcome).model_dump(mode="json")
 
 
