@@ -196,8 +196,8 @@ def _tally(summary: Summary, item: Regraded) -> None:
             summary.to_fail += 1
         else:
             summary.other += 1
-    tests = summary.tests.setdefault(item.old.track, {})
     for change in item.changes:
+        tests = summary.tests.setdefault(item.old.track, {})
         tally = tests.setdefault(change["id"] or change["name"], TestTally(change["name"]))
         if change["now"] == PASS:
             tally.to_pass += 1

@@ -23,7 +23,8 @@ export function entryLabel(row) {
   const mode = row.mode === "run" ? "Run" : "Submit";
   const total = Number(row.total) || 0;
   if (row.status === "error" && total === 0) return `${mode} · ${row.mode === "run" ? "could not run" : "could not be graded"}`;
-  return `${mode} · ${Number(row.passed) || 0}/${total} passed`;
+  const regraded = row.regrade_of ? " · regraded" : "";
+  return `${mode} · ${Number(row.passed) || 0}/${total} passed${regraded}`;
 }
 
 // The list as nodes: `selectedId` is the attempt shown in the results (aria-current).

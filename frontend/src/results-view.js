@@ -129,6 +129,9 @@ export function renderResult(result, options) {
     ),
   );
 
+  const regrade = regradeNote(result, h);
+  if (regrade) parts.push(regrade);
+
   if (isFullPass(result)) {
     parts.push(
       h(
@@ -174,6 +177,47 @@ export function renderResult(result, options) {
     parts.push(h("ol", { className: "test-list", "aria-label": `${plural(total, "test")}, ${passed} passed` }, items));
   }
   return parts;
+}
+
+const VERDICT_WORD = { pass: "passed", fail: "failed", error: "could not be graded" };
+
+// "Regraded after the exercise changed": what the earlier grading of the same code said,
+// and the tests whose verdict changed (a result of `drill regrade`), or null.
+export function regradeNote(result, h) {
+  const regrade = result && result.regrade;
+  if (!regrade || typeof regrade !== "object") return null;
+  const before = VERDICT_WORD[regrade.previous_status] || "could not be graded";
+  const now = VERDICT_WORD[wholeStatus(result.status)];
+  const sent = String(regrade.submitted_at || "").slice(0, 16).replace("T", " ");
+  const score = (passed, total) => (Number(total) ? ` (${Number(passed) || 0}/${Number(total)})` : "");
+  const changed = Array.isArray(regrade.changed) ? regrade.changed : [];
+  return h(
+    "div",
+    { className: "results-regrade", role: "note" },
+    h("p", { className: "results-regrade-title" }, h("strong", null, "Regraded after the exercise changed.")),
+    h(
+      "p",
+      null,
+      `Your Submit${sent ? ` of ${sent} UTC` : ""} was graded again against the current tests: ` +
+        `it ${before}${score(regrade.previous_passed, regrade.previous_total)} and now ` +
+        `${now}${score(result.passed, result.total)}.`,
+    ),
+    changed.length
+      ? h(
+          "ul",
+          { className: "results-regrade-tests", "aria-label": "Tests whose verdict changed" },
+          changed.map((test) =>
+            h(
+              "li",
+              null,
+              `${String(test.name)}: ${
+                test.was === "absent" ? "new test" : STATUS_LABEL[testStatus(test.was)]
+              } → ${STATUS_LABEL[testStatus(test.now)]}`,
+            ),
+          ),
+        )
+      : null,
+  );
 }
 
 // The line a whole result's message points at, when the editor should mark it.

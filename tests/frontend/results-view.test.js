@@ -193,3 +193,43 @@ describe("truncated output", () => {
     assert.equal(findAll(nodes, byClass("output-note")).length, 0);
   });
 });
+
+describe("a regraded result", () => {
+  const regraded = result({
+    status: "pass",
+    passed: 2,
+    total: 2,
+    tests: [passing("first"), passing("second")],
+    regrade: {
+      of: "old",
+      run: "r1",
+      submitted_at: "2026-12-01T09:30:00+00:00",
+      previous_status: "fail",
+      previous_passed: 1,
+      previous_total: 2,
+      previous_version: "abc",
+      changed: [
+        { id: "second", name: "second", was: "fail", now: "pass" },
+        { id: "third", name: "third", was: "absent", now: "pass" },
+      ],
+    },
+  });
+
+  test("says it was regraded, what it was and what it is now", () => {
+    const [note] = findAll(render(regraded), byClass("results-regrade"));
+    assert.ok(note, "a regrade note");
+    const said = text(note);
+    assert.match(said, /Regraded after the exercise changed/);
+    assert.match(said, /Submit of 2026-12-01 09:30 UTC/);
+    assert.match(said, /it failed \(1\/2\) and now passed \(2\/2\)/);
+    assert.deepEqual(
+      findAll(note, byTag("li")).map(text),
+      ["second: Failed → Passed", "third: new test → Passed"],
+    );
+  });
+
+  test("a result graded once has no note", () => {
+    assert.deepEqual(findAll(render(result()), byClass("results-regrade")), []);
+    assert.deepEqual(findAll(render(result({ regrade: null })), byClass("results-regrade")), []);
+  });
+});
