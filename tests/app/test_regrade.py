@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app import instructor_auth, regrade, stats
@@ -188,7 +187,7 @@ def test_track_and_since_choose_the_submissions(
         assert len(Run.plan(store, grader, GC, since=before["version"][:8]).submissions) == 3
         with pytest.raises(RegradeError, match="has 2 known versions"):
             Run.plan(store, grader, GC, since="v9")
-        with pytest.raises(RegradeError, match="neither a version .* nor a date"):
+        with pytest.raises(RegradeError, match=r"neither a version .* nor a date"):
             Run.plan(store, grader, GC, since="last tuesday")
     finally:
         grader.close()
