@@ -47,7 +47,10 @@ CSV_COLUMNS = (  # also the JSON export's keys
     "duration_ms",
     "created_at",
     "code",
+    "regrade_of",  # the grading a regrade replaces (app.regrade); empty for a learner's own
+    "tests",  # each test's status by test id (a test stored before ids: by name), as JSON
 )
+TABLE_COLUMNS = CSV_COLUMNS[:-1]  # the ones read from the submissions table
 WHOLE_RUN: str | None = None  # the "test" of a failure that stopped the whole run
 NOT_RUN = "not_run"  # graders.results.Status.NOT_RUN: a test that never started
 
@@ -399,7 +402,7 @@ def overview(store: Store) -> dict[tuple[str, str], dict[str, int]]:
 
 # --- exports (CSV and JSON) ---
 
-_EXPORT_SELECT = select(*(getattr(SubmissionRow, c) for c in CSV_COLUMNS))
+_EXPORT_SELECT = select(*(getattr(SubmissionRow, c) for c in TABLE_COLUMNS))
 # Spreadsheets read a cell that starts with one of these as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -426,12 +429,34 @@ def _export_batch(
         raise StoreUnavailable(str(exc.orig)) from exc
 
 
-def _record(row: Any) -> dict[str, Any]:
-    """One exported row: every column, the learner as a pseudonym, the time in UTC."""
-    values = dict(zip(CSV_COLUMNS, row, strict=True))
+def _record(row: Any, tests: Mapping[str, dict[str, str]]) -> dict[str, Any]:
+    """One exported row: every column, the learner as a pseudonym, the time in UTC, and
+    its tests' statuses by id."""
+    values = dict(zip(TABLE_COLUMNS, row, strict=True))
     values["created_at"] = _aware(values["created_at"]).isoformat()
     values["learner"] = short_learner(values["learner"])
+    values["tests"] = tests.get(values["id"], {})
     return values
+
+
+def _tests_of(store: Store, rows: Sequence[Any]) -> dict[str, dict[str, str]]:
+    """Each exported submission's ``{test id: status}``, in the result's order."""
+    if not rows:
+        return {}
+    query = (
+        select(T.submission_id, T.test_id, T.test, T.status)
+        .where(T.submission_id.in_([row.id for row in rows]), T.test.is_not(None))
+        .order_by(T.submission_id, T.position)
+    )
+    try:
+        with store.engine.connect() as connection:
+            found = connection.execute(query).all()
+    except OperationalError as exc:
+        raise StoreUnavailable(str(exc.orig)) from exc
+    tests: dict[str, dict[str, str]] = {}
+    for sub_id, test_id, name, status in found:
+        tests.setdefault(sub_id, {})[str(test_id or name)] = status
+    return tests
 
 
 def spreadsheet_safe(value: Any) -> Any:
@@ -449,21 +474,22 @@ def spreadsheet_safe(value: Any) -> Any:
     return value
 
 
-def _csv_text(rows: Sequence[Any], header: bool) -> str:
+def _csv_text(rows: Sequence[Any], tests: Mapping[str, dict[str, str]], header: bool) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     if header:
         writer.writerow(CSV_COLUMNS)
     for row in rows:
-        values = _record(row)
+        values = _record(row, tests)
+        values["tests"] = json.dumps(values["tests"])  # a cell: the object as JSON text
         writer.writerow(spreadsheet_safe(values[c]) for c in CSV_COLUMNS)
     return buffer.getvalue()
 
 
-def _json_text(rows: Sequence[Any], first: bool) -> str:
+def _json_text(rows: Sequence[Any], tests: Mapping[str, dict[str, str]], first: bool) -> str:
     # ensure_ascii: the bytes are plain ASCII whatever the code holds; the text still
     # decodes to exactly what was submitted.
-    text = ",\n".join(json.dumps(_record(row)) for row in rows)
+    text = ",\n".join(json.dumps(_record(row, tests)) for row in rows)
     return text if first or not text else ",\n" + text
 
 
@@ -482,15 +508,15 @@ class _Export:
     def first(self) -> None:
         self._first = _export_batch(self.store, self.exercise, None)
 
-    def _pages(self) -> Iterator[list[Any]]:
+    def _pages(self) -> Iterator[tuple[list[Any], dict[str, dict[str, str]]]]:
         rows = self._first
         if rows is None:
             rows = _export_batch(self.store, self.exercise, None)
-        yield rows
+        yield rows, _tests_of(self.store, rows)
         while len(rows) == CSV_BATCH:
             last = rows[-1]
             rows = _export_batch(self.store, self.exercise, (last.created_at, last.id))
-            yield rows
+            yield rows, _tests_of(self.store, rows)
 
 
 class SubmissionsCsv(_Export):
@@ -498,8 +524,8 @@ class SubmissionsCsv(_Export):
     before a leading ``=``, ``+``, ``-``, ``@``, tab or CR: see ``spreadsheet_safe``)."""
 
     def __iter__(self) -> Iterator[str]:
-        for i, rows in enumerate(self._pages()):
-            yield _csv_text(rows, header=i == 0)
+        for i, (rows, tests) in enumerate(self._pages()):
+            yield _csv_text(rows, tests, header=i == 0)
 
 
 class SubmissionsJson(_Export):
@@ -510,8 +536,8 @@ class SubmissionsJson(_Export):
     def __iter__(self) -> Iterator[str]:
         yield "[\n"
         first = True
-        for rows in self._pages():
-            yield _json_text(rows, first)
+        for rows, tests in self._pages():
+            yield _json_text(rows, tests, first)
             first = first and not rows
         yield "\n]\n"
 
