@@ -7,6 +7,10 @@ the first difference as a message that names the observation, the rule, what was
     saved: keys differ — expected [-1, 1, 3], got [1, 3]
     calls during recompute: layers 0, 1, 2 ran; only layer 2 should run
     output: requires_grad differs — expected False, got True
+
+A table of cases (``t.cases`` in graders.testing) arrives as one dict of observations per
+case, under a key ``case 'LABEL'``; inside it, observations name themselves as at the top
+(``case 'no checkpoint': saved: keys differ ...``).
 """
 
 from __future__ import annotations
@@ -43,16 +47,31 @@ def compare(expected: Any, got: Any, tol: Tolerance, path: str = "") -> str | No
     return _Comparer(tol).value(expected, got, path)
 
 
+# The key of a case's observations: ``case`` and the label's repr (graders.testing.case_key).
+_CASE_KEY = re.compile(r"case (?:'.*'|\".*\")", re.DOTALL)
+
+
+def case_label(key: Any) -> str | None:
+    """``key`` itself when it is the key of a case of a table (``case 'LABEL'``); else None."""
+    return key if isinstance(key, str) and _CASE_KEY.fullmatch(key) else None
+
+
 def differences(expected: Any, got: Any, tol: Tolerance) -> list[tuple[str | None, str]]:
     """Every observation of a test that differs, as (observation name, message), the
-    call records first: which layers ran explains a wrong value, rarely the reverse."""
+    call records first: which layers ran explains a wrong value, rarely the reverse.
+
+    Each observation of a case of a table is listed under the case's key, its message
+    naming the observation alone (the case leads the message, see graders.feedback)."""
     comparer = _Comparer(tol)
     if not (isinstance(expected, dict) and isinstance(got, dict) and set(expected) == set(got)):
         problem = comparer.value(expected, got, "")
         return [(None, problem)] if problem else []
     keys = sorted(expected, key=lambda k: not isinstance(expected[k], CallsObs))
-    found = []
+    found: list[tuple[str | None, str]] = []
     for key in keys:
+        if case_label(key) and isinstance(expected[key], dict):
+            found += [(key, problem) for _, problem in differences(expected[key], got[key], tol)]
+            continue
         path = key if isinstance(key, str) else f"[{key!r}]"
         problem = comparer.value(expected[key], got[key], path)
         if problem:
@@ -106,7 +125,12 @@ class _Comparer:
                 return f"{where}: keys differ — expected {exp_keys}, got {got_keys}"
             return f"{where}: keys differ — got {got_keys}"
         for key in exp:
-            inner = key if not path and isinstance(key, str) else _index(path, key)
+            if not path and isinstance(key, str):
+                inner = key
+            elif case_label(path) and isinstance(key, str):
+                inner = f"{path}: {key}"  # a case's observations name themselves
+            else:
+                inner = _index(path, key)
             problem = self.value(exp[key], got[key], inner)
             if problem:
                 return problem

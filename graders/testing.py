@@ -23,13 +23,22 @@ and whether they have a ``grad_fn``), numbers, strings, lists, tuples, dicts (ke
 and :class:`Calls` records. Every scenario starts with ``random``, NumPy and torch seeded
 identically, and ``t.call`` hands the learner copies of arrays and tensors.
 
+A table of cases inside one test, each reported by its label when it fails::
+
+    @test("keeps the requested activations", hint=1)
+    def keeps(t):
+        return t.cases(
+            {"no checkpoint": [], "an unsorted list": [3, 1]},
+            lambda keep: {"saved": t.call("checkpoint_forward", LAYERS, X, keep)[1]},
+        )
+
 This module runs inside the sandbox; it must stay free of server code.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -49,7 +58,7 @@ try:
 except ImportError:  # pragma: no cover - torch is a runtime dependency
     torch = None  # type: ignore[assignment]
 
-__all__ = ["Calls", "Kept", "MissingEntryPoint", "Scenario", "TestSpec", "test"]
+__all__ = ["Calls", "Kept", "MissingEntryPoint", "Scenario", "TestSpec", "case_key", "test"]
 
 
 Reveal = Literal["full", "summary", "none"]
@@ -62,7 +71,13 @@ class TestSpec:
     Parameters
     ----------
     name:
-        Shown to the learner; unique within a track.
+        Shown to the learner; unique within a track. It may change: the ``id`` is what
+        keeps the test's history.
+    id:
+        The test's identity in statistics, exports and regrades (letters, digits, ``_``,
+        ``-``, ``.``; at most 64 characters). By default the scenario function's name, so
+        renaming the display name keeps the history; give one explicitly to keep it
+        across a rename of the function too. Unique within a track.
     example:
         Visible example run by *Run*; otherwise a hidden test run by *Submit*.
     hint:
@@ -78,19 +93,26 @@ class TestSpec:
         ``"summary"`` (shapes, dtypes, keys, flags, but no values) or ``"none"`` (only
         which rule failed). The default is ``"full"``, as an online judge shows its first
         failing case; hide expected values where showing them would give the answer away.
+    per_learner:
+        Draw this test's random inputs from a seed of its own for each learner (from the
+        learner and the exercise version) instead of one seed for everyone. The reference
+        runs on the same draws; its observations are cached per seed.
     """
 
     name: str
     scenario: Callable[[Scenario], dict[str, Any]]
+    id: str = ""
     example: bool = False
     hint: int | None = None
     rtol: float = 1e-5
     atol: float = 1e-8
     exact_dtype: bool = False
     reveal: Reveal = "full"
+    per_learner: bool = False
 
     def options(self) -> dict[str, Any]:
         return {
+            "id": self.id,
             "name": self.name,
             "example": self.example,
             "hint": self.hint,
@@ -98,6 +120,7 @@ class TestSpec:
             "atol": self.atol,
             "exact_dtype": self.exact_dtype,
             "reveal": self.reveal,
+            "per_learner": self.per_learner,
         }
 
 
@@ -113,6 +136,8 @@ def test(
     atol: float = 1e-8,
     exact_dtype: bool = False,
     reveal: Reveal = "full",
+    id: str | None = None,
+    per_learner: bool = False,
 ) -> Callable[[Callable[[Scenario], dict[str, Any]]], Callable[[Scenario], dict[str, Any]]]:
     """Register a scenario as a test case (see :class:`TestSpec` for the options).
 
@@ -127,12 +152,14 @@ def test(
         spec = TestSpec(
             name=name,
             scenario=fn,
+            id=id if id is not None else getattr(fn, "__name__", ""),
             example=example,
             hint=hint,
             rtol=rtol,
             atol=atol,
             exact_dtype=exact_dtype,
             reveal=reveal,
+            per_learner=per_learner,
         )
         REGISTRY.append(spec)
         return fn
@@ -189,13 +216,20 @@ class Scenario:
 
     namespace: dict[str, Any]
     entry_points: Sequence[str]
+    # The seed random, NumPy and torch were seeded with for this test (the same for the
+    # reference and the submission; per learner for a ``per_learner`` test).
+    seed: int = 0
     last_call: str | None = None
     returned: str | None = None  # what the last call returned, in words (describe_result)
     # Called after every call of learner code (graders.harness.integrity).
     after_call: Callable[[], None] | None = None
-    # Each call made, described for the learner: (entry point, args, kwargs), each
-    # argument a (text, short) pair (see describe_argument).
+    # Each call made, described for the learner: (entry point, args, kwargs, label of the
+    # case it was made in or None), each argument a (text, short) pair (describe_argument).
     log: list[CallDescription] = field(default_factory=list)
+    # The label of the case of ``cases`` running now (None outside a case).
+    case: str | None = None
+    # How many tables of random cases this test has drawn: each gets its own stream.
+    draws: int = 0
     # id(object) -> (the object, kept alive; index in ``log`` of the call it came from),
     # so that a failing observation can be shown with the call that produced it.
     origins: dict[int, tuple[Any, int]] = field(default_factory=dict)
@@ -221,6 +255,7 @@ class Scenario:
                 name,
                 [describe_argument(a) for a in args],
                 {k: describe_argument(v) for k, v in kwargs.items()},
+                self.case,
             )
         )
         self.returned = None
@@ -256,6 +291,86 @@ class Scenario:
         if call is not None:
             return call
         return 0 if len(self.log) == 1 else None
+
+    def cases(
+        self,
+        table: Mapping[str, Any] | Iterable[tuple[str, Any]],
+        check: Callable[..., dict[str, Any]],
+    ) -> dict[str, dict[str, Any]]:
+        """Run ``check`` on each case of ``table`` and return every case's observations,
+        each under its label: a failure names the first failing case and its call.
+
+        ``table`` maps labels to arguments, as a dict or as ``(label, arguments)`` pairs
+        (pairs catch a repeated label, which a dict silently merges). A tuple of arguments
+        is spread into ``check``; any other value is passed as its only argument.
+        ``check`` makes the case's call (one call per case reads best: the message shows
+        it) and returns a dict of observations, as a test does. Labels are unique, non-empty
+        single lines of at most 100 characters.
+
+        Examples
+        --------
+        >>> return t.cases(
+        ...     {"no checkpoint": [], "an unsorted list": [3, 1]},
+        ...     lambda keep: {"saved": t.call("checkpoint_forward", layers, x, keep)[1]},
+        ... )
+        """
+        if self.case is not None:
+            raise ValueError(f"cases cannot be nested: a table of cases inside case {self.case!r}")
+        items = _case_table(table)
+        return {case_key(label): self._run_case(label, args, check) for label, args in items}
+
+    def random_cases(
+        self,
+        count: int,
+        draw: Callable[[np.random.Generator], Any],
+        check: Callable[..., dict[str, Any]],
+        name: str = "random case",
+    ) -> dict[str, dict[str, Any]]:
+        """``count`` cases whose arguments ``draw(rng)`` builds from a NumPy generator
+        seeded from this test's seed, labelled ``"random case 3 of 8"``; then as
+        :meth:`cases`. The reference runs on the same draws; with
+        ``@test(..., per_learner=True)`` each learner gets draws of their own. Every case
+        is drawn before any runs, so what learner code does to the global random state
+        cannot change the inputs. Draw from ``rng`` (modules built in ``draw`` take their
+        weights from torch's generator, seeded alike for the reference and the submission).
+
+        Examples
+        --------
+        >>> return t.random_cases(
+        ...     8,
+        ...     lambda rng: [int(i) for i in rng.choice(6, size=2, replace=False)],
+        ...     lambda keep: {"saved": t.call("checkpoint_forward", layers, x, keep)[1]},
+        ... )
+        """
+        if type(count) is not int or not 1 <= count <= 1000:
+            raise ValueError(f"random_cases needs a count from 1 to 1000, not {count!r}")
+        # A stream of its own per table: two tables in one test draw different cases.
+        rng = np.random.default_rng([self.seed, self.draws])
+        self.draws += 1
+        table = [(f"{name} {i} of {count}", draw(rng)) for i in range(1, count + 1)]
+        return self.cases(table, check)
+
+    def _run_case(self, label: str, args: Any, check: Callable[..., dict[str, Any]]) -> Any:
+        start = len(self.log)
+        self.case = label
+        try:
+            observed = check(*args) if type(args) is tuple else check(args)
+        finally:
+            self.case = None
+        if type(observed) is not dict:
+            raise TypeError(
+                f"case {label!r}: the check returned {type(observed).__name__}, "
+                "not a dict of observations"
+            )
+        observed = dict(observed)  # an object of its own, to tie to the case's call
+        made = range(start, len(self.log))
+        if made:
+            # The call the case's observations came from; when they came from several,
+            # the case's first call (one call per case is what the docs advise).
+            origins = {self._origin(value) for value in observed.values()}
+            mine = [i for i in made if i in origins]
+            self._came_from(observed, mine[0] if len(mine) == 1 else made[0])
+        return observed
 
     def counting_layers(self, fns: Sequence[Callable[[Any], Any]]) -> list[Callable[[Any], Any]]:
         """Wrap plain functions as layers that count their calls (``layer.calls``, the
@@ -360,7 +475,42 @@ class Scenario:
         return x
 
 
-CallDescription = tuple[str, list[tuple[str, bool]], dict[str, tuple[str, bool]]]
+CallDescription = tuple[str, list[tuple[str, bool]], dict[str, tuple[str, bool]], str | None]
+MAX_LABEL = 100
+
+
+def case_key(label: str) -> str:
+    """The observation key of a case: the server knows a case by this form
+    (graders.compare.case_label) and words its failures after it."""
+    return f"case {label!r}"
+
+
+def _case_table(table: Any) -> list[tuple[str, Any]]:
+    """The (label, arguments) pairs of a table of cases, checked."""
+    items = list(table.items()) if isinstance(table, Mapping) else list(table)
+    if not items:
+        raise ValueError("a table of cases needs at least one case")
+    seen: set[str] = set()
+    for item in items:
+        if type(item) is not tuple or len(item) != 2:
+            raise TypeError(
+                f"a table of cases is a dict {{label: arguments}} or (label, arguments) "
+                f"pairs; got the item {item!r:.80}"
+            )
+        label = item[0]
+        if type(label) is not str or not label.strip():
+            raise TypeError(f"a case's label must be a non-empty string, not {label!r:.80}")
+        if len(label) > MAX_LABEL or "\n" in label or "\r" in label:
+            raise ValueError(
+                f"the case label {label[:40]!r}… is too long or spans lines: a label is one "
+                f"line of at most {MAX_LABEL} characters"
+            )
+        if label in seen:
+            raise ValueError(f"two cases are labelled {label!r}; labels must be unique")
+        seen.add(label)
+    return items
+
+
 _SCALARS = (bool, int, float, str, type(None))
 
 

@@ -228,6 +228,9 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
         what = (
             f"the value {call or last} returned" if isinstance(last, str) else "the value observed"
         )
+        if call is not None and call.startswith("case "):  # "case 'A', f(x)": the case first
+            label, _, rendered = call.partition(", ")
+            what = f"in {label}, the value {rendered} returned"
         return TestResult(
             **common,
             status=Status.FAIL,

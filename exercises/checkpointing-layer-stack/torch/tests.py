@@ -2,11 +2,12 @@
 
 Every comparison is exact (rtol=0, atol=0): checkpointing must not change a single bit.
 
-Each test runs the learner's function once (twice in the test of short segments) and then
-a backward pass, and observes which layers ran in each phase, the output, the gradients
-and the bytes of activations autograd kept outside checkpointed regions. A backward pass
-that raises is an observation too ("backward pass: raised ..."), so that the record of
-the layers that ran before the error is still shown.
+Each test runs the learner's function once and then a backward pass (the test of short
+segments does so in each case of a table of cases, ``t.cases``), and observes which
+layers ran in each phase, the output, the gradients and the bytes of activations autograd
+kept outside checkpointed regions. A backward pass that raises is an observation too
+("backward pass: raised ..."), so that the record of the layers that ran before the error
+is still shown.
 """
 
 import torch
@@ -40,33 +41,33 @@ def needs_grad(output):
     return isinstance(output, torch.Tensor) and output.requires_grad
 
 
-def run_forward(t, layers, x, segment_size, label=""):
+def run_forward(t, layers, x, segment_size):
     """Call the learner's function, recording the forward calls and the bytes kept."""
     with t.recording("forward") as calls, t.kept_for_backward(layers) as kept:
         output = t.call("forward_with_checkpointing", layers, x, segment_size)
     observed = {
-        f"output{label}": output,
-        f"calls during forward{label}": calls,
+        "output": output,
+        "calls during forward": calls,
         # A second, independent view of the segments: the activations autograd holds for
         # backward outside checkpointed regions (only each segment's input, when every
         # layer runs inside a checkpoint).
-        f"bytes autograd keeps for backward outside checkpointed segments{label}": kept,
+        "bytes autograd keeps for backward outside checkpointed segments": kept,
     }
     return output, observed
 
 
-def forward_and_backward(t, layers, x, segment_size, label=""):
+def forward_and_backward(t, layers, x, segment_size):
     """The forward call, then ``(output**2).sum().backward()``, both phases recorded."""
-    output, observed = run_forward(t, layers, x, segment_size, label)
+    output, observed = run_forward(t, layers, x, segment_size)
     status = "not run: the output does not require grad"
     with t.recording("backward") as calls:
         if needs_grad(output):
             status = attempt(lambda: (output**2).sum().backward())
-    observed[f"calls during backward{label}"] = calls
-    observed[f"backward pass{label}"] = status
-    observed[f"gradients of layer parameters{label}"] = t.grads(layers)
+    observed["calls during backward"] = calls
+    observed["backward pass"] = status
+    observed["gradients of layer parameters"] = t.grads(layers)
     if x.requires_grad:
-        observed[f"gradient of x{label}"] = x.grad
+        observed["gradient of x"] = x.grad
     return observed
 
 
@@ -114,13 +115,21 @@ def segments_in_backward(t):
     atol=0,
 )
 def short_segments(t):
-    layers = mixed_stack(t, 7)
-    x = torch.randn(2, 5, requires_grad=True)
-    observed = forward_and_backward(t, layers, x, 3, " with 7 layers, segment_size=3")
-    layers = linear_stack(t, 4)
-    x = torch.randn(2, 4, requires_grad=True)
-    observed.update(forward_and_backward(t, layers, x, 10, " with 4 layers, segment_size=10"))
-    return observed
+    return t.cases(
+        {
+            "7 layers in segments of 3": (
+                mixed_stack(t, 7),
+                torch.randn(2, 5, requires_grad=True),
+                3,
+            ),
+            "4 layers, one segment of 10 for the whole stack": (
+                linear_stack(t, 4),
+                torch.randn(2, 4, requires_grad=True),
+                10,
+            ),
+        },
+        lambda layers, x, segment_size: forward_and_backward(t, layers, x, segment_size),
+    )
 
 
 @test("segment_size 1 checkpoints every layer on its own", hint=1, rtol=0, atol=0)

@@ -2,8 +2,10 @@
 
 The hidden tests sweep fixed sets of checkpoint lists: empty, ``[0]``, the last layer, every
 layer, unsorted lists, lists with repeats, and one- and two-layer networks, recomputing
-every ``layer_idx`` of each. Forward rules point at hint 1, the choice of the starting
-checkpoint at hint 2, the bounds of the replay at hint 3.
+every ``layer_idx`` of each. Each test is a table of cases (``t.cases``), labelled by what
+the case exercises: a failure names its first failing case and that case's call. Forward
+rules point at hint 1, the choice of the starting checkpoint at hint 2, the bounds of the
+replay at hint 3.
 """
 
 import numpy as np
@@ -69,41 +71,39 @@ def saved_dict(fns, x, indices):
     return saved
 
 
-def network_name(fns):
-    if fns is ONE_LAYER:
-        return " in a one-layer network"
-    if fns is TWO_LAYERS:
-        return " in a two-layer network"
-    return ""
+def forward(t, fns, x, indices):
+    """One case of checkpoint_forward: which layers ran, what was saved, the output."""
+    layers = t.counting_layers(fns)
+    with t.recording("forward") as calls:
+        output, saved = t.call("checkpoint_forward", layers, x, list(indices))
+    return {"calls during forward": calls, "saved": saved, "output": output}
 
 
-def forward_each(t, cases):
-    """Run checkpoint_forward on each (fns, x, indices, note) and observe all it gives."""
-    observed = {}
-    for fns, x, indices, note in cases:
-        where = f"with the list {indices}{network_name(fns)}{note}"
-        layers = t.counting_layers(fns)
-        with t.recording("forward") as calls:
-            output, saved = t.call("checkpoint_forward", layers, x, list(indices))
-        observed[f"calls during forward {where}"] = calls
-        observed[f"saved {where}"] = saved
-        observed[f"output {where}"] = output
-    return observed
+def forward_then_change(t, x, indices, change):
+    """checkpoint_forward on layers that work in place, then ``change`` applied to the
+    returned output in place, as a caller may: ``saved`` must not follow."""
+    layers = t.counting_layers(IN_PLACE_FNS)
+    output, saved = t.call("checkpoint_forward", layers, x, indices)
+    output_before = np.copy(output)
+    change(output)
+    return {"output": output_before, "saved after the output was changed in place": saved}
 
 
-def recompute_each(t, cases):
-    """Recompute each (fns, x, indices, layer indices) from a dict built by the test."""
-    observed = {}
-    for fns, x, indices, layer_indices in cases:
+def recompute_cases(t, x, rows):
+    """A case per row (description, layer functions, checkpoint list, layers to rebuild)
+    and layer: recompute it from the checkpoints of a plain forward pass."""
+
+    def recompute(fns, indices, k):
         layers = t.counting_layers(fns)
         saved = saved_dict(fns, x, indices)
-        where = f"with the list {indices}{network_name(fns)}"
-        for k in layer_indices:
-            with t.recording(f"recompute of layer {k}") as calls:
-                value = t.call("checkpoint_recompute", layers, saved, list(indices), k)
-            observed[f"calls when recomputing layer {k} {where}"] = calls
-            observed[f"activation {k} {where}"] = value
-    return observed
+        with t.recording(f"recompute of layer {k}") as calls:
+            value = t.call("checkpoint_recompute", layers, saved, list(indices), k)
+        return {f"calls when recomputing layer {k}": calls, f"activation {k}": value}
+
+    return t.cases(
+        [(f"{about}, layer {k}", (fns, c, k)) for about, fns, c, ks in rows for k in ks],
+        recompute,
+    )
 
 
 def not_in(indices, count=len(MIXED_FNS)):
@@ -126,23 +126,25 @@ def example_recompute(t):
     return {"activation 2": value, "calls during recompute": calls}
 
 
+def add_100(output):
+    output += 100.0
+
+
+def times_minus_7(output):
+    output *= -7.0
+
+
 @test("saved activations are copies (layers that work in place)", hint=1, exact_dtype=True)
 def copies(t):
-    layers = t.counting_layers(IN_PLACE_FNS)
-    output, saved = t.call("checkpoint_forward", layers, np.array([1.0, -2.0, 0.5]), [0, 2, 4])
-    output_before = np.copy(output)
-    output += 100.0  # the caller changes the returned output in place
-    observed = {"output": output_before, "saved after the output was changed in place": saved}
-
-    # float32, an unsorted list with a repeat, and the last layer not checkpointed.
-    layers = t.counting_layers(IN_PLACE_FNS)
-    x = np.array([[0.25, -1.0], [2.0, 0.5]], dtype=np.float32)
-    output, saved = t.call("checkpoint_forward", layers, x, [3, 1, 3])
-    output_before = np.copy(output)
-    output *= -7.0
-    observed["output with the list [3, 1, 3]"] = output_before
-    observed["saved with the list [3, 1, 3] after the output was changed in place"] = saved
-    return observed
+    x32 = np.array([[0.25, -1.0], [2.0, 0.5]], dtype=np.float32)
+    return t.cases(
+        {
+            "the output gets 100 added": (np.array([1.0, -2.0, 0.5]), [0, 2, 4], add_100),
+            # float32, an unsorted list with a repeat, and the last layer not checkpointed.
+            "a float32 input, the output multiplied by -7": (x32, [3, 1, 3], times_minus_7),
+        },
+        lambda x, indices, change: forward_then_change(t, x, indices, change),
+    )
 
 
 @test("saved holds exactly the input and the checkpoint outputs", hint=1, exact_dtype=True)
@@ -150,20 +152,20 @@ def exact_keys(t):
     fns = MIXED_FNS[:7]
     x = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
     x32 = np.array([0.3, -0.7, 1.1, 0.05], dtype=np.float32)
-    return forward_each(
-        t,
-        [
-            (fns, x, [2, 5], ""),
-            (fns, x, [], ""),
-            (fns, x, [0], ""),
-            (fns, x, [6], ""),
-            (fns, x, [5, 2], ""),
-            (fns, x, [4, 1, 1], ""),
-            (fns, x, [6, 5, 4, 3, 2, 1, 0], ""),
-            (fns, x32, [3, 0], " (float32 input)"),
-            (ONE_LAYER, x, [], ""),
-            (ONE_LAYER, x, [0, 0], ""),
-        ],
+    return t.cases(
+        {
+            "two checkpoints": (fns, x, [2, 5]),
+            "no checkpoint": (fns, x, []),
+            "only layer 0": (fns, x, [0]),
+            "only the last layer": (fns, x, [6]),
+            "an unsorted list": (fns, x, [5, 2]),
+            "a repeated index": (fns, x, [4, 1, 1]),
+            "every layer, last first": (fns, x, [6, 5, 4, 3, 2, 1, 0]),
+            "a float32 input": (fns, x32, [3, 0]),
+            "a one-layer network, no checkpoint": (ONE_LAYER, x, []),
+            "a one-layer network, layer 0 twice": (ONE_LAYER, x, [0, 0]),
+        },
+        lambda fns, x, indices: forward(t, fns, x, indices),
     )
 
 
@@ -171,13 +173,14 @@ def exact_keys(t):
 def unsorted_and_repeated(t):
     x = np.array([0.3, -0.7, 1.1])
     every = range(len(MIXED_FNS))
-    return recompute_each(
+    return recompute_cases(
         t,
+        x,
         [
-            (MIXED_FNS, x, [], every),
-            (MIXED_FNS, x, [4, 1], every),
-            (MIXED_FNS, x, [6, 0, 3], every),
-            (MIXED_FNS, x, [5, 2, 5], every),
+            ("no checkpoint", MIXED_FNS, [], every),
+            ("an unsorted list", MIXED_FNS, [4, 1], every),
+            ("an unsorted list of three", MIXED_FNS, [6, 0, 3], every),
+            ("a repeated index", MIXED_FNS, [5, 2, 5], every),
         ],
     )
 
@@ -185,28 +188,41 @@ def unsorted_and_repeated(t):
 @test("recompute runs only the layers after the nearest checkpoint", hint=2)
 def nearest_checkpoint(t):
     x = np.array([0.2, -0.4, 0.9, 1.3])
-    cases = [[1, 4, 6], [0], [0, 5], [7], [3]]
-    return recompute_each(t, [(MIXED_FNS, x, c, not_in(c)) for c in cases])
+    lists = {
+        "three checkpoints": [1, 4, 6],
+        "only layer 0": [0],
+        "layers 0 and 5": [0, 5],
+        "only the last layer": [7],
+        "only layer 3": [3],
+    }
+    return recompute_cases(t, x, [(a, MIXED_FNS, c, not_in(c)) for a, c in lists.items()])
 
 
 @test("recompute of a checkpointed layer starts from the checkpoint below it", hint=2)
 def checkpointed_layer(t):
     x = np.array([0.2, -0.4, 0.9, 1.3])
-    cases = [[1, 4, 6], [0], [0, 1], [7], list(range(len(MIXED_FNS)))]
-    return recompute_each(t, [(MIXED_FNS, x, c, c) for c in cases])
+    lists = {
+        "three checkpoints": [1, 4, 6],
+        "only layer 0": [0],
+        "layers 0 and 1": [0, 1],
+        "only the last layer": [7],
+        "every layer": list(range(len(MIXED_FNS))),
+    }
+    return recompute_cases(t, x, [(a, MIXED_FNS, c, c) for a, c in lists.items()])
 
 
 @test("recompute rebuilds every activation of the network", hint=3)
 def every_activation(t):
     x = np.linspace(-2.0, 2.0, 6).reshape(2, 3)
-    return recompute_each(
+    return recompute_cases(
         t,
+        x,
         [
-            (ONE_LAYER, x, [], [0]),
-            (ONE_LAYER, x, [0], [0]),
-            (TWO_LAYERS, x, [], [0, 1]),
-            (TWO_LAYERS, x, [0], [0, 1]),
-            (TWO_LAYERS, x, [1], [0, 1]),
-            (MIXED_FNS, x, [2, 5], range(len(MIXED_FNS))),
+            ("a one-layer network, no checkpoint", ONE_LAYER, [], [0]),
+            ("a one-layer network, layer 0 saved", ONE_LAYER, [0], [0]),
+            ("a two-layer network, no checkpoint", TWO_LAYERS, [], [0, 1]),
+            ("a two-layer network, layer 0 saved", TWO_LAYERS, [0], [0, 1]),
+            ("a two-layer network, layer 1 saved", TWO_LAYERS, [1], [0, 1]),
+            ("eight layers, layers 2 and 5 saved", MIXED_FNS, [2, 5], range(len(MIXED_FNS))),
         ],
     )

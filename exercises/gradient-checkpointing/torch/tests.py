@@ -2,8 +2,10 @@
 
 The hidden tests sweep fixed sets of checkpoint lists: empty, ``[0]``, the last layer, every
 layer, unsorted lists, lists with repeats, and a one-layer network, recomputing every
-``layer_idx`` of each. Forward rules (copies, no graph) point at hint 1, the choice of the
-starting checkpoint at hint 2, the autograd rules of the recompute at hint 3.
+``layer_idx`` of each. Each test is a table of cases (``t.cases``), labelled by what the
+case exercises: a failure names its first failing case and that case's call. Forward rules
+(copies, no graph) point at hint 1, the choice of the starting checkpoint at hint 2, the
+autograd rules of the recompute at hint 3.
 """
 
 import torch
@@ -66,37 +68,46 @@ def backward_if_possible(value):
         value.sum().backward()
 
 
-def network_name(layers):
-    return " in a one-layer network" if len(layers) == 1 else ""
-
-
-def forward_each(t, cases):
-    """Run checkpoint_forward on each (layers, x, indices, note); observe all it gives."""
-    observed = {}
-    for layers, x, indices, note in cases:
-        where = f"with the list {indices}{network_name(layers)}{note}"
-        with t.recording("forward") as calls:
-            output, saved = t.call("checkpoint_forward", layers, x, list(indices))
-        observed[f"calls during forward {where}"] = calls
-        observed[f"saved {where}"] = saved
-        observed[f"output {where}"] = output
+def forward(t, layers, x, indices):
+    """One case of checkpoint_forward: which layers ran, what was saved, the output, and
+    whether the saved tensors are inference tensors (torch.inference_mode), which a later
+    recompute cannot use."""
+    with t.recording("forward") as calls:
+        output, saved = t.call("checkpoint_forward", layers, x, list(indices))
+    observed = {"calls during forward": calls, "saved": saved, "output": output}
+    for key in dict.fromkeys([-1, *indices]):
+        tensor = saved.get(key) if isinstance(saved, dict) else None
+        inference = tensor.is_inference() if isinstance(tensor, torch.Tensor) else None
+        observed[f"saved[{key}] is an inference tensor"] = inference
     return observed
 
 
-def recompute_each(t, cases):
-    """Recompute each (layers, x, indices, layer indices) from a dict built by the test.
+def forward_then_change(t, x, indices, change):
+    """checkpoint_forward on layers that work in place, then ``change`` applied to the
+    returned output in place, as a caller may: ``saved`` must not follow."""
+    layers = t.counting_layers(IN_PLACE_FNS)
+    output, saved = t.call("checkpoint_forward", layers, x, indices)
+    output_before = t.values(output)
+    change(output)
+    return {"output": output_before, "saved after the output was changed in place": saved}
+
+
+def recompute_cases(t, x, rows):
+    """A case per row (description, layers, checkpoint list, layers to rebuild) and
+    layer: recompute it from the checkpoints of a plain forward pass.
 
     Values only (``t.values``): the autograd flags are the business of other tests."""
-    observed = {}
-    for layers, x, indices, layer_indices in cases:
+
+    def recompute(layers, indices, k):
         saved = saved_dict(layers, x, indices)
-        where = f"with the list {indices}{network_name(layers)}"
-        for k in layer_indices:
-            with t.recording(f"recompute of layer {k}") as calls:
-                value = t.call("checkpoint_recompute", layers, saved, list(indices), k)
-            observed[f"calls when recomputing layer {k} {where}"] = calls
-            observed[f"activation {k} {where}"] = t.values(value)
-    return observed
+        with t.recording(f"recompute of layer {k}") as calls:
+            value = t.call("checkpoint_recompute", layers, saved, list(indices), k)
+        return {f"calls when recomputing layer {k}": calls, f"activation {k}": t.values(value)}
+
+    return t.cases(
+        [(f"{about}, layer {k}", (layers, c, k)) for about, layers, c, ks in rows for k in ks],
+        recompute,
+    )
 
 
 def recompute_with_grads(t, layers, x, indices, k, requires_grad, no_grad=False):
@@ -110,15 +121,11 @@ def recompute_with_grads(t, layers, x, indices, k, requires_grad, no_grad=False)
     with torch.set_grad_enabled(not no_grad), t.recording(f"recompute of layer {k}") as calls:
         value = t.call("checkpoint_recompute", layers, saved, list(indices), k)
     backward_if_possible(value)
-    where = f"layer {k} with the list {indices}"
-    observed = {
-        f"calls when recomputing {where}": calls,
-        f"activation {k} with the list {indices}": value,
-    }
+    observed = {f"calls when recomputing layer {k}": calls, f"activation {k}": value}
     for key, tensor in saved.items():
-        observed[f"saved[{key}].grad after recomputing {where}"] = tensor.grad
+        observed[f"saved[{key}].grad after recomputing layer {k}"] = tensor.grad
     if isinstance(layers, nn.Module):
-        observed[f"grad of the parameters after recomputing {where}"] = t.grads(layers)
+        observed[f"grad of the parameters after recomputing layer {k}"] = t.grads(layers)
     return observed
 
 
@@ -144,56 +151,44 @@ def example_recompute(t):
     exact_dtype=True,
 )
 def forward_without_graph(t):
-    layers = linear_stack(t, 5)
+    first = linear_stack(t, 5)
     x = torch.randn(2, 3, requires_grad=True)
-    with t.recording("forward") as calls:
-        output, saved = t.call("checkpoint_forward", layers, x, [1, 3])
-    observed = {"calls during forward": calls, "saved": saved, "output": output}
-    # Inference tensors (torch.inference_mode) cannot be used by a later recompute.
-    for key in (-1, 1, 3):
-        tensor = saved.get(key) if isinstance(saved, dict) else None
-        if isinstance(tensor, torch.Tensor):
-            observed[f"saved[{key}] is an inference tensor"] = tensor.is_inference()
-        else:
-            observed[f"saved[{key}] is an inference tensor"] = None
-
     x64 = torch.linspace(-1.0, 1.0, 6, dtype=torch.float64).reshape(2, 3).requires_grad_()
-    observed.update(
-        forward_each(
-            t,
-            [
-                (linear_stack(t, 5), x, [], ""),
-                (linear_stack(t, 5), x, [0], ""),
-                (linear_stack(t, 5), x, [4], ""),
-                (linear_stack(t, 5), x, [3, 1], ""),
-                (linear_stack(t, 5), x, [2, 0, 0], ""),
-                (linear_stack(t, 5), x, [4, 3, 2, 1, 0], ""),
-                (linear_stack(t, 1), x, [0, 0], ""),
-                (t.counting_layers(PLAIN_FNS), x64, [2, 1], " (float64 input)"),
-            ],
-        )
+    return t.cases(
+        {
+            "two checkpoints": (first, x, [1, 3]),
+            "no checkpoint": (linear_stack(t, 5), x, []),
+            "only layer 0": (linear_stack(t, 5), x, [0]),
+            "only the last layer": (linear_stack(t, 5), x, [4]),
+            "an unsorted list": (linear_stack(t, 5), x, [3, 1]),
+            "a repeated index": (linear_stack(t, 5), x, [2, 0, 0]),
+            "every layer, last first": (linear_stack(t, 5), x, [4, 3, 2, 1, 0]),
+            "a one-layer network, layer 0 twice": (linear_stack(t, 1), x, [0, 0]),
+            "parameter-free layers, a float64 input": (t.counting_layers(PLAIN_FNS), x64, [2, 1]),
+        },
+        lambda layers, x, indices: forward(t, layers, x, indices),
     )
-    return observed
 
 
 @test("saved tensors are clones (layers that work in place)", hint=1, exact_dtype=True)
 def clones(t):
-    layers = t.counting_layers(IN_PLACE_FNS)
-    x = torch.tensor([1.0, -2.0, 0.5])
-    output, saved = t.call("checkpoint_forward", layers, x, [0, 2, 4])
-    output_before = t.values(output)
-    output.add_(100.0)  # the caller changes the returned output in place
-    observed = {"output": output_before, "saved after the output was changed in place": saved}
-
-    # float64, an unsorted list with a repeat, and the last layer not checkpointed.
-    layers = t.counting_layers(IN_PLACE_FNS)
-    x = torch.tensor([[0.25, -1.0], [2.0, 0.5]], dtype=torch.float64)
-    output, saved = t.call("checkpoint_forward", layers, x, [3, 1, 3])
-    output_before = t.values(output)
-    output.mul_(-7.0)
-    observed["output with the list [3, 1, 3]"] = output_before
-    observed["saved with the list [3, 1, 3] after the output was changed in place"] = saved
-    return observed
+    x64 = torch.tensor([[0.25, -1.0], [2.0, 0.5]], dtype=torch.float64)
+    return t.cases(
+        {
+            "the output gets 100 added": (
+                torch.tensor([1.0, -2.0, 0.5]),
+                [0, 2, 4],
+                lambda output: output.add_(100.0),
+            ),
+            # float64, an unsorted list with a repeat, and the last layer not checkpointed.
+            "a float64 input, the output multiplied by -7": (
+                x64,
+                [3, 1, 3],
+                lambda output: output.mul_(-7.0),
+            ),
+        },
+        lambda x, indices, change: forward_then_change(t, x, indices, change),
+    )
 
 
 @test("recompute ignores the order of the checkpoint list and its repeats", hint=2)
@@ -201,13 +196,14 @@ def unsorted_and_repeated(t):
     layers = linear_stack(t, 6)
     x = torch.randn(2, 3)
     every = range(len(layers))
-    return recompute_each(
+    return recompute_cases(
         t,
+        x,
         [
-            (layers, x, [], every),
-            (layers, x, [4, 1], every),
-            (layers, x, [5, 0, 3], every),
-            (layers, x, [2, 4, 2], every),
+            ("no checkpoint", layers, [], every),
+            ("an unsorted list", layers, [4, 1], every),
+            ("an unsorted list of three", layers, [5, 0, 3], every),
+            ("a repeated index", layers, [2, 4, 2], every),
         ],
     )
 
@@ -218,15 +214,16 @@ def nearest_checkpoint(t):
     x = torch.randn(2, 3)
     every = range(len(layers))  # includes the checkpointed layers
     one = linear_stack(t, 1)
-    return recompute_each(
+    return recompute_cases(
         t,
+        x,
         [
-            (layers, x, [1, 4, 6], every),
-            (layers, x, [0], every),
-            (layers, x, [0, 5], every),
-            (layers, x, [7], every),
-            (one, x, [], [0]),
-            (one, x, [0], [0]),
+            ("three checkpoints", layers, [1, 4, 6], every),
+            ("only layer 0", layers, [0], every),
+            ("layers 0 and 5", layers, [0, 5], every),
+            ("only the last layer", layers, [7], every),
+            ("a one-layer network, no checkpoint", one, [], [0]),
+            ("a one-layer network, layer 0 saved", one, [0], [0]),
         ],
     )
 
@@ -234,30 +231,46 @@ def nearest_checkpoint(t):
 @test("recomputed activation is attached to the graph of its checkpoint and layers", hint=3)
 def attached_to_graph(t):
     x = torch.randn(2, 3)
-    observed = {}
-    # Linear layers; every saved tensor requires grad: from checkpoint 3, from the input
-    # (the caller's x gets the gradient), from checkpoint 0.
-    observed.update(recompute_with_grads(t, linear_stack(t, 6), x, [1, 3], 5, True))
-    observed.update(recompute_with_grads(t, linear_stack(t, 4), x, [], 2, True))
-    observed.update(recompute_with_grads(t, linear_stack(t, 4), x, [0, 2], 1, True))
-    # No parameters: attached to the starting tensor when it requires grad, to nothing
-    # (no grad_fn, requires_grad=False) when it does not.
     one = torch.tensor([1.0, -0.5])
-    observed.update(recompute_with_grads(t, t.counting_layers(EXAMPLE_FNS), one, [0], 3, True))
-    observed.update(recompute_with_grads(t, t.counting_layers(EXAMPLE_FNS), one, [1], 2, False))
-    return observed
+    return t.cases(
+        {
+            # Linear layers; every saved tensor requires grad: from checkpoint 3, from the
+            # input (the caller's x gets the gradient), from checkpoint 0.
+            "six linear layers, from checkpoint 3": (linear_stack(t, 6), x, [1, 3], 5, True),
+            "four linear layers, from the input": (linear_stack(t, 4), x, [], 2, True),
+            "four linear layers, from checkpoint 0": (linear_stack(t, 4), x, [0, 2], 1, True),
+            # No parameters: attached to the starting tensor when it requires grad, to
+            # nothing (no grad_fn, requires_grad=False) when it does not.
+            "no parameters, a start that requires grad": (
+                t.counting_layers(EXAMPLE_FNS),
+                one,
+                [0],
+                3,
+                True,
+            ),
+            "no parameters, a start that does not require grad": (
+                t.counting_layers(EXAMPLE_FNS),
+                one,
+                [1],
+                2,
+                False,
+            ),
+        },
+        lambda *case: recompute_with_grads(t, *case),
+    )
 
 
 @test("recompute records a graph even when called inside torch.no_grad()", hint=3)
 def inside_no_grad(t):
     # t.call clones the saved tensors where it is called, here under torch.no_grad(), so
     # the clones never require grad: what is left to observe is the layers' own graph.
-    cases = [
-        (linear_stack(t, 5), torch.randn(4, 3), [1], 3),
-        (linear_stack(t, 3), torch.randn(4, 3), [], 1),
-        (linear_stack(t, 4), torch.randn(4, 3), [0, 3], 2),
-    ]
-    observed = {}
-    for layers, x, indices, k in cases:
-        observed.update(recompute_with_grads(t, layers, x, indices, k, False, no_grad=True))
-    return observed
+    return t.cases(
+        {
+            "five layers, from checkpoint 1": (linear_stack(t, 5), torch.randn(4, 3), [1], 3),
+            "three layers, from the input": (linear_stack(t, 3), torch.randn(4, 3), [], 1),
+            "four layers, from checkpoint 0": (linear_stack(t, 4), torch.randn(4, 3), [0, 3], 2),
+        },
+        lambda layers, x, indices, k: recompute_with_grads(
+            t, layers, x, indices, k, False, no_grad=True
+        ),
+    )

@@ -1,0 +1,352 @@
+"""Tables of cases and seeded random cases inside one test (``t.cases``, ``t.random_cases``
+in graders.testing): real scenarios run through the harness in this process, as a job
+runs them, and their results through graders.verdicts and graders.feedback."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graders import feedback, verdicts
+from graders.compare import Tolerance, case_label, compare, differences
+from graders.harness import prewarm, runner, wire
+from graders.jobs import JobOutcome
+from graders.references import Reference, _parse_run
+from graders.results import GradeResult, Status
+from graders.sandbox import JobLimits
+from graders.settings import ROOT
+from graders.testing import Scenario, case_key
+
+LIMITS = JobLimits(2, 3, 512 * 2**20, 65536, 2**20, 64)
+PARAMETERS = {"scale": ("x", "k")}
+
+TESTS = """
+import numpy as np
+import torch
+from graders.testing import test
+
+
+def scaled(t, x, k):
+    return {"result": t.call("scale", x, k)}
+
+
+@test("scales by every factor in the table", hint=1)
+def table(t):
+    x = np.arange(3.0)
+    return t.cases(
+        [("k is 1", (x, 1)), ("k is 2", (x, 2)), ("k is 3", (x, 3))],
+        lambda x, k: scaled(t, x, k),
+    )
+
+
+def draw(rng):
+    return rng.standard_normal(3), int(rng.integers(1, 100))
+
+
+def observe_draws(t, x, k):
+    return {"input": x, "k": k, **scaled(t, x, k)}
+
+
+@test("scales random inputs")
+def everyones_draws(t):
+    return t.random_cases(4, draw, lambda x, k: observe_draws(t, x, k))
+
+
+@test("scales random inputs of your own", per_learner=True)
+def own_draws(t):
+    return t.random_cases(4, draw, lambda x, k: observe_draws(t, x, k))
+
+
+@test("two random tables draw different cases")
+def two_tables(t):
+    small = t.random_cases(2, draw, lambda x, k: observe_draws(t, x, k), name="small")
+    large = t.random_cases(2, draw, lambda x, k: observe_draws(t, x, k), name="large")
+    return {**small, **large}
+
+
+@test("scales torch inputs drawn with torch's generator")
+def torch_draws(t):
+    def draw_tensor(rng):
+        return torch.randn(3, dtype=torch.float64), 2
+
+    return t.random_cases(3, draw_tensor, lambda x, k: scaled(t, x, k))
+"""
+
+REFERENCE = "def scale(x, k):\n    return x * k\n"
+
+
+def run_job(
+    code: str,
+    tests: str = TESTS,
+    variant: int | None = None,
+    entry_points: tuple[str, ...] = ("scale",),
+) -> list[wire.Frame]:
+    """Run every test of ``tests`` against ``code`` in this process, as a worker's child
+    runs a job (the frames it would send)."""
+    header = {
+        "type": "job",
+        "code": code,
+        "filename": "solution.py",
+        "entry_points": list(entry_points),
+        "tests": None,
+        "variant": variant,
+        "limits": {"output_bytes": 4096, "result_bytes": 1 << 22},
+    }
+    body = marshal.dumps(compile(tests, runner.TESTS_FILENAME, "exec"))
+    sink = os.memfd_create("frames")
+    with prewarm.restored_process():
+        runner.Job(header, sink, body).run()
+    frames, _ = wire.split_frames(os.pread(sink, 1 << 24, 0), 1 << 24)
+    os.close(sink)
+    return frames
+
+
+def observations(frames: list[wire.Frame]) -> dict[str, Any]:
+    """Each test's decoded observations, by test id."""
+    return {
+        f.header["id"]: wire.decode_value(f.header["obs"], f.body)
+        for f in frames
+        if f.header["type"] == "test"
+    }
+
+
+def grade(
+    code: str,
+    variant: int | None = None,
+    tests: str = TESTS,
+    reference: str = REFERENCE,
+    parameters: dict[str, tuple[str, ...]] = PARAMETERS,
+) -> dict[str, Any]:
+    """Grade ``code`` against ``reference`` run on the same draws: each result by test id."""
+    points = tuple(parameters)
+    options, encoded = _parse_run(
+        JobOutcome(frames=run_job(reference, tests, variant, points), exit_code=0),
+        "x/solution.py",
+    )
+    ref = Reference("key", options, encoded)
+    every = [t.id for t in ref.tests]  # the job runs them all, examples too
+    ctx = verdicts.Context("x", "numpy", "submit", every, ref, LIMITS, parameters)
+    outcome = JobOutcome(frames=run_job(code, tests, variant, points), exit_code=0)
+    result: GradeResult = verdicts.build(ctx, outcome)
+    return {t.id: t for t in result.tests}
+
+
+# --- a table of cases ---
+
+
+def test_a_failure_names_the_first_failing_case_with_its_own_call():
+    # Right for k=1 only: cases 2 and 3 fail; the message leads with case 2.
+    results = grade("def scale(x, k):\n    return x * k + (k > 1)\n")
+    table = results["table"]
+    assert table.status == Status.FAIL
+    assert table.message.splitlines() == [
+        "In case 'k is 2', scale(x, k=2):",
+        "result: values differ — expected [0., 2., 4.], got [1., 3., 5.]",
+        "…and 1 more observation differs in 1 other case",
+    ]
+
+
+def test_a_later_case_alone_is_reported_with_its_label_and_call():
+    table = grade("def scale(x, k):\n    return x * k + (k == 3)\n")["table"]
+    assert table.message.splitlines()[0] == "In case 'k is 3', scale(x, k=3):"
+    assert "other" not in table.message  # the only failing case: nothing more to count
+
+
+def test_a_case_that_raises_is_reported_with_its_label():
+    code = (
+        "def scale(x, k):\n"
+        "    if k == 2:\n"
+        "        raise ValueError('no even factors')\n"
+        "    return x * k\n"
+    )
+    table = grade(code)["table"]
+    assert table.status == Status.ERROR
+    assert table.message.splitlines() == [
+        "In case 'k is 2', scale(x, k=2):",
+        "your code raised ValueError: no even factors (line 3: raise ValueError('no even "
+        "factors'))",
+    ]
+
+
+def test_the_reference_passes_its_own_cases():
+    results = grade(REFERENCE)
+    assert {i: r.status for i, r in results.items()} == dict.fromkeys(results, Status.PASS)
+
+
+# --- random cases ---
+
+
+def test_the_same_seed_gives_the_same_draws():
+    first, second = observations(run_job(REFERENCE)), observations(run_job(REFERENCE))
+    assert list(first["everyones_draws"]) == [f"case 'random case {i} of 4'" for i in range(1, 5)]
+    assert compare(first, second, Tolerance(0, 0, True, "full")) is None
+
+
+def test_a_per_learner_test_draws_per_variant_and_the_others_do_not():
+    plain = observations(run_job(REFERENCE))
+    learner_7 = observations(run_job(REFERENCE, variant=7))
+    learner_8 = observations(run_job(REFERENCE, variant=8))
+    assert compare(learner_7, observations(run_job(REFERENCE, variant=7)), Tolerance(0, 0)) is None
+    # Everyone's test ignores the variant; the per-learner test draws other inputs.
+    assert compare(plain["everyones_draws"], learner_7["everyones_draws"], Tolerance(0, 0)) is None
+    for one, other in [(plain, learner_7), (learner_7, learner_8)]:
+        assert compare(one["own_draws"], other["own_draws"], Tolerance(0, 0)) is not None
+
+
+def test_a_learners_draws_are_graded_against_the_reference_on_the_same_draws():
+    assert grade(REFERENCE, variant=7)["own_draws"].status == Status.PASS
+    wrong = grade("def scale(x, k):\n    return x * (k + (k % 2))\n", variant=7)["own_draws"]
+    assert wrong.status == Status.FAIL
+    assert wrong.message.startswith("In case 'random case ")
+
+
+def test_two_random_tables_in_one_test_draw_different_cases():
+    observed = observations(run_job(REFERENCE))["two_tables"]
+    small, large = observed["case 'small 1 of 2'"], observed["case 'large 1 of 2'"]
+    assert not np.array_equal(small["input"].values, large["input"].values)
+
+
+def test_learner_code_that_draws_random_numbers_does_not_change_later_cases():
+    # Every case is drawn before any runs: a solution consuming torch's generator still
+    # sees the reference's inputs in cases 2 and 3.
+    code = "import torch\ndef scale(x, k):\n    torch.randn(5)\n    return x * k\n"
+    assert grade(code)["torch_draws"].status == Status.PASS
+
+
+# --- the table's contract, for authors ---
+
+
+def scenario() -> Scenario:
+    return Scenario({"scale": lambda x, k: x * k}, ["scale"])
+
+
+@pytest.mark.parametrize(
+    ("table", "error", "words"),
+    [
+        ([("a", 1), ("a", 2)], ValueError, "two cases are labelled 'a'; labels must be unique"),
+        ({3: 1}, TypeError, "label must be a non-empty string, not 3"),
+        ({" ": 1}, TypeError, "label must be a non-empty string"),
+        ({"two\nlines": 1}, ValueError, "one line of at most 100 characters"),
+        ({"x" * 101: 1}, ValueError, "one line of at most 100 characters"),
+        ([["a", 1]], TypeError, "(label, arguments) pairs"),
+        ({}, ValueError, "at least one case"),
+    ],
+)
+def test_a_bad_table_is_a_clear_error_for_the_author(table, error, words):
+    with pytest.raises(error, match=words.replace("(", r"\(").replace(")", r"\)")):
+        scenario().cases(table, lambda k: {})
+
+
+def test_a_check_must_return_observations_and_cases_do_not_nest():
+    t = scenario()
+    with pytest.raises(TypeError, match=r"case 'a': the check returned list, not a dict"):
+        t.cases({"a": 1}, lambda k: [k])
+    with pytest.raises(ValueError, match=r"cannot be nested: a table of cases inside case 'outer'"):
+        t.cases({"outer": 1}, lambda k: t.cases({"inner": 2}, lambda j: {}))
+    assert t.case is None  # a failed case leaves no label behind for later calls
+
+
+def test_arguments_spread_from_a_tuple_and_pass_whole_otherwise():
+    t = scenario()
+    observed = t.cases(
+        {"a tuple": (np.ones(2), 3), "a list": [1, 2]},
+        lambda *args: {"args": len(args)},
+    )
+    assert observed == {"case 'a tuple'": {"args": 2}, "case 'a list'": {"args": 1}}
+
+
+def test_a_case_is_tied_to_the_call_its_observations_came_from():
+    t = scenario()
+
+    def check(k):
+        t.call("scale", np.ones(1), 0)  # a call whose result is not observed
+        return {"result": t.call("scale", np.ones(1), k)}
+
+    observed = t.cases({"a": 1, "b": 2}, check)
+    assert [t.call_of(observed[case_key(label)]) for label in "ab"] == [1, 3]
+    assert [entry[3] for entry in t.log] == ["a", "a", "b", "b"]  # each call's case
+
+
+def test_the_server_knows_a_case_key_by_its_form():
+    for label in ["plain", "it's quoted", "both ' and \""]:
+        assert case_label(case_key(label)) == case_key(label)
+    for other in ["saved", "case", "cases 'x'", 3, None]:
+        assert case_label(other) is None
+
+
+# --- wording, in the server ---
+
+
+def test_every_case_is_compared_and_the_others_are_counted():
+    expected = {case_key(c): {"v": 1, "w": 1} for c in "abc"}
+    got = {case_key("a"): {"v": 1, "w": 1}, case_key("b"): {"v": 2, "w": 2}}
+    got[case_key("c")] = {"v": 2, "w": 1}
+    problems = differences(expected, got, Tolerance(reveal="full"))
+    assert problems == [
+        ("case 'b'", "v: value differs — expected 1, got 2"),
+        ("case 'b'", "w: value differs — expected 1, got 2"),
+        ("case 'c'", "v: value differs — expected 1, got 2"),
+    ]
+    calls = {i: feedback.Call("scale", [(str(i), True)], {}) for i in range(3)}
+    origins = {case_key(c): i for i, c in enumerate("abc")}
+    assert feedback.message(problems, calls, origins, {}).splitlines() == [
+        "In case 'b', scale(1):",
+        "v: value differs — expected 1, got 2",
+        "w: value differs — expected 1, got 2",
+        "…and 1 more observation differs in 1 other case",
+    ]
+    # The same difference outside a table names the case in its path.
+    assert (
+        compare(expected, got, Tolerance(reveal="full"))
+        == "case 'b': v: value differs — expected 1, got 2"
+    )
+
+
+# --- the guide's examples ---
+
+NUMPY_TRACK = ROOT / "exercises" / "gradient-checkpointing" / "numpy"
+NUMPY_PARAMETERS = {
+    "checkpoint_forward": ("layers", "x", "checkpoint_indices"),
+    "checkpoint_recompute": ("layers", "saved_activations", "checkpoint_indices", "layer_idx"),
+}
+
+
+@pytest.mark.parametrize(
+    ("example", "wrong"),
+    [(0, "saves_every_activation.py"), (1, "starts_at_the_layer_itself.py")],
+)
+def test_the_guides_examples_fail_as_the_guide_shows(example, wrong):
+    guide = (ROOT / "docs" / "authoring.md").read_text()
+    section = guide[guide.index("## Tables of cases and random cases") :]
+    section = section[: section.index("\n## ", 5)]
+    code = re.findall(r"```python\n(.*?)```", section, re.DOTALL)[example]
+    shown = re.findall(r"```text\n(.*?)```", section, re.DOTALL)[example].strip()
+    test_id = re.search(r"@test\(.*\n(?:.*\n)*?def (\w+)\(t\)", code).group(1)
+    tests = (NUMPY_TRACK / "tests.py").read_text() + "\n\n" + code
+    results = grade(
+        (NUMPY_TRACK / "wrong" / wrong).read_text(),
+        tests=tests,
+        reference=(NUMPY_TRACK / "solution.py").read_text(),
+        parameters=NUMPY_PARAMETERS,
+    )
+    assert results[test_id].message == shown
+
+
+@pytest.mark.parametrize("label", ["a\nb", 3, "x" * 201])
+def test_a_malformed_case_label_from_the_sandbox_drops_the_call(label):
+    header = {"calls": [[0, "f", [], {}, label]], "call_of": {"a": 0}, "failed_call": 0}
+    assert feedback.read_calls(header) == ({}, {}, None)
+
+
+def test_a_call_made_in_a_case_is_shown_after_its_label():
+    header = {"calls": [[0, "f", [["2", True]], {}, "k is 2"]], "failed_call": 0}
+    calls, _, failed = feedback.read_calls(header)
+    assert feedback.failed_call(calls, failed, {"f": ("k",)}) == "case 'k is 2', f(k=2)"
+    # A call description without a case (a worker of an earlier version) still reads.
+    calls, _, failed = feedback.read_calls({"calls": [[0, "f", [], {}]], "failed_call": 0})
+    assert feedback.failed_call(calls, failed, {}) == "f()"
