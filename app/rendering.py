@@ -1,4 +1,5 @@
 """Markdown to HTML on the server, code blocks highlighted, cached per exercise version.
+A statement's track-only blocks (graders.statement) render per track.
 
 Raw HTML in Markdown is not passed through: statements and hints render to a known set
 of tags, which the page's Content-Security-Policy does not need to trust.
@@ -7,15 +8,21 @@ of tags, which the page's Content-Security-Policy does not need to trust.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererProtocol
 from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup, escape
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
+
+from graders.statement import CLOSE, OPEN, TRACK_LABELS, track_of, use_track_blocks
 
 _FORMATTER = HtmlFormatter(nowrap=True)
 
@@ -49,8 +56,60 @@ _MD.core.ruler.push("going_further", _mark_going_further)
 
 @lru_cache(maxsize=512)
 def render_markdown(text: str) -> str:
-    """HTML for a statement or a hint (keyed by the text, hence by its version)."""
+    """HTML for a hint (keyed by the text, hence by its version)."""
     return _MD.render(text)
+
+
+# Statements: the same Markdown, plus the "::: track NAME" blocks of graders.statement.
+def _render_track_block(
+    renderer: RendererProtocol,
+    tokens: Sequence[Token],
+    idx: int,
+    _options: OptionsDict,
+    env: EnvType,
+) -> str:
+    """A block as a ``<div class="track-only" data-track=NAME>``; in the view of every
+    track, it opens with a label naming its track, for a reader who sees them all."""
+    token = tokens[idx]
+    if token.nesting < 0:
+        return "</div>\n"
+    track = track_of(token)
+    html = f'<div class="track-only" data-track="{escape(track)}">\n'
+    if not env.get("track"):
+        label = TRACK_LABELS.get(track, track)
+        html += f'<p class="track-only-label">{escape(label)} track only</p>\n'
+    return html
+
+
+def _keep_one_track(state: StateCore) -> None:
+    """In one track's view (``env["track"]``), drop the other tracks' blocks."""
+    track = state.env.get("track")
+    if not track:
+        return
+    kept, depth = [], 0
+    for token in state.tokens:
+        if depth:  # inside a dropped block
+            depth += (token.type == OPEN) - (token.type == CLOSE)
+        elif token.type == OPEN and track_of(token) != track:
+            depth = 1
+        else:
+            kept.append(token)
+    state.tokens = kept
+
+
+_STATEMENT_MD = use_track_blocks(
+    MarkdownIt("commonmark", {"html": False, "highlight": _highlight}).enable("table"),
+    _render_track_block,
+)
+_STATEMENT_MD.core.ruler.push("one_track", _keep_one_track)
+_STATEMENT_MD.core.ruler.push("going_further", _mark_going_further)  # of what is kept
+
+
+@lru_cache(maxsize=512)
+def render_statement(text: str, track: str | None = None) -> str:
+    """HTML for a statement: as ``track``'s learners read it (the shared text and that
+    track's blocks), or, with no track, every block, each labelled with its track."""
+    return _STATEMENT_MD.render(text, {"track": track} if track else {})
 
 
 # Learners' code on the instructor pages. Pygments escapes every character of the code;

@@ -42,6 +42,11 @@ class TrackInfo(BaseModel):
         description="The id of the calling learner's newest submission (Run or Submit) of "
         "this track; null before the first"
     )
+    statement_html: str = Field(
+        description="The statement as this track's learners read it: the shared text and "
+        'this track\'s own parts (each a <div class="track-only" data-track="TRACK">, '
+        "without a label), not the other tracks' parts"
+    )
 
 
 class ExerciseLink(BaseModel):
@@ -51,8 +56,11 @@ class ExerciseLink(BaseModel):
 
 class ExerciseDetail(ExerciseSummary):
     statement_html: str = Field(
-        description='The statement as HTML; its "Going further" heading, if it has one, '
-        'has id="going-further"'
+        description="The statement as HTML, with every track's parts: a part that only "
+        'one track\'s learners read is a <div class="track-only" data-track="TRACK"> '
+        'that opens with <p class="track-only-label"> naming the track ("NumPy track '
+        'only"); tracks.TRACK.statement_html is one track\'s view. Its "Going further" '
+        'heading, if it has one, has id="going-further"'
     )
     hint_count: int
     tracks: dict[str, TrackInfo]  # type: ignore[assignment]
@@ -76,6 +84,12 @@ class SubmissionSummary(BaseModel):
     total: int
     duration_ms: float
     created_at: str
+    regrade_of: str | None = Field(
+        None,
+        description="Set when this is a regrade: the same code graded again after the "
+        "exercise changed; the id of the grading it replaces (GET /api/submissions/{id} "
+        "has what changed under ``regrade``)",
+    )
 
 
 class TrackProgress(BaseModel):
@@ -124,9 +138,36 @@ class SubmissionIn(BaseModel):
     mode: Literal["run", "submit"] = Field(examples=["submit"])
 
 
+class TestChange(BaseModel):
+    """A test whose status a regrade changed."""
+
+    id: str | None
+    name: str
+    was: str  # its status in the grading replaced (absent: the test did not exist)
+    now: str
+
+
+class RegradeInfo(BaseModel):
+    """What a regrade changed, against the grading it replaces."""
+
+    of: str = Field(description="The id of the grading this one replaces")
+    run: str = Field(description="The regrade run (drill regrade) that made it")
+    submitted_at: str = Field(description="When the learner sent the code")
+    previous_status: Literal["pass", "fail", "error"]
+    previous_passed: int
+    previous_total: int
+    previous_version: str
+    changed: list[TestChange] = Field(description="The tests whose status changed")
+
+
 class SubmissionResult(GradeResult):
     id: str
     created_at: str
+    regrade: RegradeInfo | None = Field(
+        None,
+        description="Set when the code was graded again after the exercise changed "
+        "(drill regrade): the earlier verdict and what changed",
+    )
 
 
 class DraftIn(BaseModel):

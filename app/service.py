@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.errors import Forbidden, Invalid, NotFound, TooLarge
 from app.limits import Admission, rate_limiter
-from app.rendering import render_markdown
+from app.rendering import render_markdown, render_statement
 from app.schemas import (
     ExerciseDetail,
     ExerciseLink,
@@ -63,6 +63,12 @@ class Service:
     def exercise(self, slug: str) -> Exercise:
         return self.grader.catalog.get(slug)  # UnknownExercise -> 404
 
+    def note_versions(self) -> None:
+        """Record the catalog's versions as live (blocking). At start-up and when the
+        dashboard is read, so a reload's new versions get their time too."""
+        for exercise in self.exercises():
+            self.store.note_version(exercise.slug, exercise.version)
+
     @staticmethod
     def summary(exercise: Exercise) -> ExerciseSummary:
         m = exercise.meta
@@ -85,6 +91,7 @@ class Service:
             reference = self.grader.reference(exercise, name)
             mine = standing.get((exercise.slug, name), NO_PROGRESS)
             tracks[name] = TrackInfo(
+                statement_html=render_statement(exercise.statement, name),
                 starter_code=track.starter,
                 entry_points=list(track.entry_points),
                 example_count=len(reference.names(example=True)),
@@ -95,7 +102,7 @@ class Service:
             )
         return ExerciseDetail(
             **self.summary(exercise).model_dump(exclude={"tracks"}),
-            statement_html=render_markdown(exercise.statement),
+            statement_html=render_statement(exercise.statement),
             hint_count=len(exercise.hints),
             tracks=tracks,
             reveal_solution=exercise.meta.reveal_solution,
@@ -158,7 +165,10 @@ class Service:
         # The id exists before grading: a queue drops a second publish of the same job, and
         # the store keeps one row per id (the first result stored wins).
         sub_id = new_id()
-        result = self.grader.grade(exercise.slug, track, code, mode, exercise, job_id=sub_id)
+        result = self.grader.grade(
+            exercise.slug, track, code, mode, exercise, job_id=sub_id, learner=learner
+        )
+        self.store.note_version(exercise.slug, exercise.version)
         return self.store.save_submission(learner, result, code, exercise.version, sub_id)
 
     async def submission(self, sub_id: str) -> dict[str, Any]:

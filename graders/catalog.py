@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from graders import pyparse
 from graders.errors import CatalogError, UnknownExercise
+from graders.statement import track_blocks
 
 TRACKS = ("numpy", "torch")
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -173,6 +174,7 @@ def load_exercise(folder: Path) -> Exercise:
                     str(meta_path), f"tracks.{name}.entry_points: {entry!r} is not a name"
                 )
         tracks[name] = _load_track(folder / name, name, tuple(track_meta.entry_points))
+    track_blocks(statement, str(folder / "statement.md"), tracks)  # its "::: track" markers
     return Exercise(slug, folder, meta, statement, hints, tracks, content_hash(folder))
 
 

@@ -4,13 +4,15 @@ For every track: the reference gives the same observations in two separate runs 
 passes every test through the learner path; the starter fails; every known-wrong
 solution fails at least one hidden test (and the report says which tests caught it);
 every known-correct alternative passes every test, examples and hidden; every test has
-a name of its own and says something when it fails; the statement names every entry
-point; no placeholder of ``drill new`` is left. Each problem is one line
-that starts with the file at fault.
+a name of its own and says something when it fails; each track's view of the statement
+(the shared text and its own ``::: track`` blocks) names every entry point of the track;
+no placeholder of ``drill new`` is left. A seed track whose hidden tests are not six
+gets a warning. Each problem is one line that starts with the file at fault.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from graders.catalog import Exercise
@@ -18,6 +20,15 @@ from graders.errors import DrillError
 from graders.grading import Grader
 from graders.results import GradeResult, Mode, Status
 from graders.scaffold import MARKER, placeholders
+from graders.statement import track_view
+
+# The tracks of the seed exercises (DESIGN.md) ship with this many hidden tests each.
+SEED_TRACKS = {
+    ("gradient-checkpointing", "numpy"),
+    ("gradient-checkpointing", "torch"),
+    ("checkpointing-layer-stack", "torch"),
+}
+SEED_HIDDEN_TESTS = 6
 
 
 @dataclass
@@ -89,6 +100,29 @@ def name_problems(names: list[str], where: str) -> list[str]:
     return problems
 
 
+def statement_problems(exercise: Exercise, track: str) -> list[str]:
+    """A problem for each entry point of ``track`` that its learners' view of the
+    statement (the shared text and the track's own blocks) does not name."""
+    view = track_view(exercise.statement, track)
+    return [
+        f"{exercise.slug}/statement.md: entry point {entry} is not named in the {track} "
+        f"track's view (the shared text and its '::: track {track}' blocks)"
+        for entry in exercise.track(track).entry_points
+        if not re.search(rf"(?<!\w){re.escape(entry)}(?!\w)", view)  # a word, not part of one
+    ]
+
+
+def hidden_count_warning(exercise: Exercise, track: str, hidden: int, where: str) -> str | None:
+    """A warning when a seed track no longer has the six hidden tests it ships with (a
+    convention of the project, not a rule: an instructor may add a test)."""
+    if (exercise.slug, track) not in SEED_TRACKS or hidden == SEED_HIDDEN_TESTS:
+        return None
+    return (
+        f"{where}/tests.py: {hidden} hidden tests, where the seed tracks ship with "
+        f"{SEED_HIDDEN_TESTS} (a convention, not a rule; this does not fail validation)"
+    )
+
+
 def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackReport:
     report = TrackReport(exercise.slug, track)
     tr = exercise.track(track)
@@ -98,11 +132,7 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
         owner = path.split("/")[1]  # a track's folder, or a file shared by all tracks
         if owner == track or (owner not in exercise.tracks and first_track):
             report.problems.append(f"{path}: still holds a {MARKER} placeholder")
-    for entry in tr.entry_points:
-        if entry not in exercise.statement:
-            report.problems.append(
-                f"{exercise.slug}/statement.md: entry point {entry} is not named"
-            )
+    report.problems += statement_problems(exercise, track)
     try:
         store = grader.local.references
         assert store is not None
@@ -116,6 +146,9 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
     report.hidden_names = list(reference.names(example=False))
     if report.hidden == 0:
         report.problems.append(f"{where}/tests.py: no hidden tests")
+    count_warning = hidden_count_warning(exercise, track, report.hidden, where)
+    if count_warning:
+        report.warnings.append(count_warning)
     for t in reference.tests:
         if t.hint is not None and t.hint > len(exercise.hints):
             report.problems.append(
@@ -153,6 +186,8 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
                 f"{where}/wrong/{name}: passes every hidden test, but its bug is: {wrong.about}"
             )
     report.problems += _alternatives(grader, exercise, track, where, report)
+    if any(t.per_learner for t in reference.tests):
+        report.problems += _per_learner_draws(grader, exercise, track, where)
     if len(tr.wrong) == 0:
         report.warnings.append(f"{where}/wrong/: no known-wrong solutions")
     for test_name in reference.names(example=False):
@@ -162,6 +197,36 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
                 "known-wrong solutions"
             )
     return report
+
+
+# Learners whose draws validate tries for the per_learner tests, beyond everyone's draws.
+SAMPLE_LEARNERS = ("validate: learner 1", "validate: learner 2", "validate: learner 3")
+
+
+def _per_learner_draws(grader: Grader, exercise: Exercise, track: str, where: str) -> list[str]:
+    """A problem for each learner's draws on which the reference (run twice: it must
+    agree with itself) or a known-correct alternative fails a ``per_learner`` test: a
+    draw that breaks them would only show when that learner submitted."""
+    tr = exercise.track(track)
+    solutions = [("solution.py", tr.solution)]
+    solutions += [(f"alternatives/{a.path.name}", a.code) for a in tr.alternatives]
+    problems = []
+    for learner in SAMPLE_LEARNERS:
+        for name, code in solutions:
+            try:
+                result = grader.grade(exercise.slug, track, code, "submit", learner=learner)
+            except DrillError as exc:  # the reference itself fails on these draws
+                problems.append(f"{where}: the draws of {learner!r}: {exc}")
+                break
+            failures = [
+                f"{t.name}: {_one_line(t.message)}" for t in result.tests if t.status != Status.PASS
+            ]
+            if failures or result.status != Status.PASS:
+                problems.append(
+                    f"{where}/{name}: fails the per-learner draws of {learner!r}: "
+                    f"{'; '.join(failures) or result.message}"
+                )
+    return problems
 
 
 def _alternatives(
@@ -190,6 +255,15 @@ def _alternatives(
     return problems
 
 
-def validate(grader: Grader, slugs: list[str] | None = None) -> list[TrackReport]:
+def validate(
+    grader: Grader, slugs: list[str] | None = None, tracks: list[str] | None = None
+) -> list[TrackReport]:
+    """Validate the tracks of the exercises ``slugs`` (default: all); only those named in
+    ``tracks``, if given."""
     exercises = [grader.catalog.get(s) for s in slugs] if slugs else list(grader.catalog)
-    return [validate_track(grader, ex, track) for ex in exercises for track in ex.tracks]
+    return [
+        validate_track(grader, ex, track)
+        for ex in exercises
+        for track in ex.tracks
+        if tracks is None or track in tracks
+    ]

@@ -32,7 +32,8 @@ def list_exercises(service: ServiceDep) -> list[ExerciseSummary]:
 
 @router.get("/{slug}")
 def get_exercise(service: ServiceDep, learner: LearnerDep, slug: str = SlugPath) -> ExerciseDetail:
-    """An exercise: its statement as HTML, its hints, its tracks (starter code, time limit,
+    """An exercise: its statement as HTML (every track's parts, each labelled, and per
+    track the view its learners read), its hints, its tracks (starter code, time limit,
     the calling learner's standing) and the next exercise."""
     return service.detail(service.exercise(slug), learner)
 

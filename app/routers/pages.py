@@ -3,9 +3,9 @@ as a JSON block, never as inline script."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -83,8 +83,14 @@ def _section(name: str, exercises: list[dict[str, Any]]) -> dict[str, Any]:
 
 @router.get("/exercises/{slug}", response_class=HTMLResponse)
 async def exercise_page(
-    request: Request, slug: str, service: ServiceDep, learner: LearnerDep
+    request: Request,
+    slug: str,
+    service: ServiceDep,
+    learner: LearnerDep,
+    requested: Annotated[str | None, Query(alias="track")] = None,
 ) -> HTMLResponse:
+    """The learner's page; ``?track=T`` opens it on track T (a link from the dashboard or
+    ``drill preview``), over the track the browser remembers. An unknown T is ignored."""
     try:
         exercise = service.exercise(slug)
     except UnknownExercise:
@@ -95,6 +101,7 @@ async def exercise_page(
             title="Exercise not found",
             message=f"There is no exercise named “{slug}”.",
         )
+    chosen = requested if requested in exercise.tracks else None
     detail = await run_in_threadpool(service.detail, exercise, learner)
     drafts = {}
     for track in exercise.tracks:
@@ -102,7 +109,9 @@ async def exercise_page(
     page_data = {
         "slug": slug,
         "hint_count": detail.hint_count,
-        "default_track": next(iter(exercise.tracks)),
+        "default_track": chosen or next(iter(exercise.tracks)),
+        # The page prefers it to the track it remembers (see frontend/src/page.js).
+        "requested_track": chosen,
         "reveal_solution": detail.reveal_solution,
         "next_exercise": detail.next_exercise.model_dump() if detail.next_exercise else None,
         "tracks": {

@@ -13,6 +13,7 @@ import { setUpHints } from "./hints.js";
 import { isFullPass, renderResult, resultLine } from "./results-view.js";
 import { installShortcuts, shortcutsDialog } from "./shortcuts.js";
 import { setUpSolved } from "./solved.js";
+import { showTrackStatement } from "./statement.js";
 import { keys, store } from "./storage.js";
 import { NARROW_QUERY, setUpTabs } from "./tabs.js";
 import { mountEditor } from "./textarea-editor.js";
@@ -65,7 +66,10 @@ export function initExercisePage(data) {
     shortcutsDialog: byId("shortcuts-dialog"),
   };
 
-  const stored = store.get(keys.track(slug));
+  // A ?track= in the address (a dashboard link, drill preview) beats the remembered track.
+  const stored = trackNames.includes(data.requested_track)
+    ? data.requested_track
+    : store.get(keys.track(slug));
   const state = {
     track: trackNames.includes(stored)
       ? stored
@@ -249,6 +253,7 @@ export function initExercisePage(data) {
     for (const button of ui.trackButtons) {
       button.setAttribute("aria-pressed", String(button.dataset.track === track));
     }
+    showTrackStatement(ui.statement, track); // the shared text and this track's parts
     solved.show(track);
   }
 

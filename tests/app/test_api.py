@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from graders.settings import ROOT
 from tests.app.conftest import assert_error, client_for
 from tests.app.postgres import on_postgres
+from tests.catalog import declared_counts, shipped_exercises_dir
 from tests.conftest import TEST_EXERCISES
 
 pytestmark = pytest.mark.sandbox
 
 GC = "gradient-checkpointing"
-NUMPY_SOLUTION = (ROOT / "exercises" / GC / "numpy" / "solution.py").read_text()
+NUMPY_SOLUTION = (shipped_exercises_dir() / GC / "numpy" / "solution.py").read_text()
 RESULT_FIELDS = {
     "id",
     "exercise",
@@ -32,8 +32,10 @@ RESULT_FIELDS = {
     "duration_ms",
     "created_at",
     "tests",
+    "regrade",  # null unless drill regrade made it
 }
 TEST_FIELDS = {
+    "id",
     "name",
     "status",
     "message",
@@ -56,16 +58,20 @@ def submit(
     return response.json()
 
 
+@pytest.mark.catalog
 def test_healthz(client: TestClient) -> None:
     assert client.get("/healthz").json() == {"status": "ok", "sandbox": "bwrap", "workers": 2}
     assert client.head("/healthz").status_code == 200  # for health checkers that use HEAD
 
 
+@pytest.mark.catalog
 def test_submit_passes_and_is_stored(client: TestClient) -> None:
     result = submit(client, NUMPY_SOLUTION)
     assert set(result) == RESULT_FIELDS
-    assert (result["status"], result["passed"], result["total"]) == ("pass", 6, 6)
+    _, hidden = declared_counts(GC, "numpy")
+    assert (result["status"], result["passed"], result["total"]) == ("pass", hidden, hidden)
     assert result["version"] == 1 and result["exercise"] == GC and result["mode"] == "submit"
+    assert result["regrade"] is None
     for test in result["tests"]:
         assert set(test) == TEST_FIELDS and test["status"] == "pass"
         # The sandbox counted what the test printed: all of it is kept.
@@ -75,11 +81,14 @@ def test_submit_passes_and_is_stored(client: TestClient) -> None:
     assert stored.status_code == 200 and stored.json() == result
 
 
+@pytest.mark.catalog
 def test_run_mode_grades_the_examples(client: TestClient) -> None:
     result = submit(client, NUMPY_SOLUTION, mode="run")
-    assert (result["status"], result["total"]) == ("pass", 2)
+    examples, _ = declared_counts(GC, "numpy")
+    assert (result["status"], result["passed"], result["total"]) == ("pass", examples, examples)
 
 
+@pytest.mark.catalog
 def test_failing_and_erroring_tests(client: TestClient) -> None:
     starter = client.get(f"/api/exercises/{GC}").json()["tracks"]["torch"]["starter_code"]
     result = submit(client, starter, track="torch")
@@ -90,12 +99,14 @@ def test_failing_and_erroring_tests(client: TestClient) -> None:
     assert all(isinstance(t["hint"], int) for t in result["tests"])
 
 
+@pytest.mark.catalog
 def test_syntax_error(client: TestClient) -> None:
     result = submit(client, "def checkpoint_forward(:\n    pass\n")
     assert result["status"] == "error" and result["tests"] == []
     assert result["message"].startswith("SyntaxError at line 1, column")
 
 
+@pytest.mark.catalog
 def test_output_is_returned_as_text(client: TestClient) -> None:
     code = NUMPY_SOLUTION.replace(
         "def checkpoint_forward(", "print('<b>hi</b>')\n\ndef checkpoint_forward(", 1

@@ -14,10 +14,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.app.conftest import assert_error, client_for
+from tests.catalog import SEED_CONTRACT, declared_counts
 from tests.conftest import TEST_EXERCISES
 from tests.fakes import NOT_RUN, ReferenceOnlyBackend
 
 GC = "gradient-checkpointing"
+# The tests on ``client`` (the shipped exercises over a fake backend) are marked catalog.
 
 
 @pytest.fixture(scope="module")
@@ -26,28 +28,32 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         yield web
 
 
+@pytest.mark.catalog
 def test_healthz_omits_the_sandbox_of_a_backend_without_one(client: TestClient) -> None:
     # No sandbox and no workers of its own: the fields are absent, as for a remote backend.
     assert client.get("/healthz").json() == {"status": "ok"}
 
 
+@pytest.mark.catalog
 def test_a_submission_goes_through_the_backend_and_is_stored(client: TestClient) -> None:
     body = {"track": "numpy", "code": "def checkpoint_forward(): pass\n", "mode": "submit"}
     result = client.post(f"/api/exercises/{GC}/submissions", json=body).json()
-    assert result["passed"] == 0 and result["total"] == 6
+    assert result["passed"] == 0 and result["total"] == declared_counts(GC, "numpy")[1]
     assert {t["message"] for t in result["tests"]} == {NOT_RUN}
     assert client.get(f"/api/submissions/{result['id']}").json() == result
 
 
+@pytest.mark.catalog
 def test_list_exercises(client: TestClient) -> None:
     rows = client.get("/api/exercises").json()
-    assert {GC, "checkpointing-layer-stack", "selective-recompute"} <= {r["slug"] for r in rows}
+    assert set(SEED_CONTRACT) <= {r["slug"] for r in rows}
     for row in rows:
         assert set(row) == {"slug", "title", "section", "difficulty", "summary", "tracks"}
     gc = next(r for r in rows if r["slug"] == GC)
     assert gc["tracks"] == ["numpy", "torch"] and gc["difficulty"] == "hard"
 
 
+@pytest.mark.catalog
 def test_get_exercise(client: TestClient) -> None:
     body = client.get(f"/api/exercises/{GC}").json()
     assert set(body) == {
@@ -65,7 +71,7 @@ def test_get_exercise(client: TestClient) -> None:
     assert body["hint_count"] >= 3
     assert "<h1>" in body["statement_html"] and 'class="highlight"' in body["statement_html"]
     assert set(body["tracks"]) == {"numpy", "torch"}
-    for info in body["tracks"].values():
+    for track, info in body["tracks"].items():
         assert set(info) == {
             "starter_code",
             "entry_points",
@@ -74,11 +80,13 @@ def test_get_exercise(client: TestClient) -> None:
             "wall_seconds",
             "solved",
             "last_submission",
+            "statement_html",
         }
-        assert info["entry_points"] == ["checkpoint_forward", "checkpoint_recompute"]
-        assert info["example_count"] == 2 and info["test_count"] == 6
+        assert info["entry_points"] == list(SEED_CONTRACT[GC][track])
+        assert (info["example_count"], info["test_count"]) == declared_counts(GC, track)
 
 
+@pytest.mark.catalog
 def test_hints(client: TestClient) -> None:
     total = client.get(f"/api/exercises/{GC}").json()["hint_count"]
     for n in range(1, total + 1):
@@ -96,6 +104,7 @@ def test_hints(client: TestClient) -> None:
     assert_error(client.get("/api/exercises/nope/hints/1"), 404, "not_found", "nope")
 
 
+@pytest.mark.catalog
 @pytest.mark.parametrize(
     ("method", "path", "body", "status", "error", "words"),
     [
@@ -198,6 +207,7 @@ def test_error_answers(
     assert_error(response, status, error, *words)
 
 
+@pytest.mark.catalog
 def test_malformed_json_and_huge_body(client: TestClient) -> None:
     url = f"/api/exercises/{GC}/submissions"
     headers = {"content-type": "application/json"}
@@ -217,6 +227,7 @@ def test_malformed_json_and_huge_body(client: TestClient) -> None:
     assert_error(client.post(url, content=huge, headers=headers), 413, "too_large")
 
 
+@pytest.mark.catalog
 def test_security_headers_and_learner_cookie(tmp_path: Path, client: TestClient) -> None:
     response = client.get("/api/exercises")
     csp = response.headers["content-security-policy"]
@@ -229,6 +240,7 @@ def test_security_headers_and_learner_cookie(tmp_path: Path, client: TestClient)
     assert "set-cookie" not in fresh.get("/healthz").headers  # kept, not renewed
 
 
+@pytest.mark.catalog
 def test_drafts_belong_to_the_learner(client: TestClient) -> None:
     alice, bob = TestClient(client.app), TestClient(client.app)
     url = f"/api/drafts/{GC}/torch"
@@ -241,6 +253,7 @@ def test_drafts_belong_to_the_learner(client: TestClient) -> None:
     assert_error(alice.put(url, json={"code": "#" * (70 * 1024)}), 413, "too_large")
 
 
+@pytest.mark.catalog
 def test_openapi_and_docs(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
     assert "/api/exercises/{slug}/submissions" in spec["paths"]

@@ -14,6 +14,7 @@ import pytest
 from graders.backend import learner_variant
 from graders.grading import Grader
 from graders.results import Status
+from graders.validate import validate
 from tests.conftest import make_settings
 
 pytestmark = pytest.mark.sandbox
@@ -45,6 +46,12 @@ def shared(t):
 @pytest.fixture(scope="module")
 def grader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Grader]:
     root = tmp_path_factory.mktemp("variants")
+    make_exercise(root)
+    with Grader(make_settings(root / "var", root / "exercises")) as started:
+        yield started
+
+
+def make_exercise(root: Path, alternatives: dict[str, str] | None = None) -> None:
     folder = root / "exercises" / "draws"
     (folder / "numpy").mkdir(parents=True)
     (folder / "hints").mkdir()
@@ -57,8 +64,9 @@ def grader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Grader]:
     (folder / "numpy" / "solution.py").write_text("def double(x):\n    return x * 2\n")
     (folder / "numpy" / "starter.py").write_text("def double(x):\n    pass\n")
     (folder / "numpy" / "tests.py").write_text(TESTS)
-    with Grader(make_settings(root / "var", root / "exercises")) as started:
-        yield started
+    for name, code in (alternatives or {}).items():
+        (folder / "numpy" / "alternatives").mkdir(exist_ok=True)
+        (folder / "numpy" / "alternatives" / name).write_text(code)
 
 
 def test_each_learner_gets_their_own_draws_and_the_reference_follows(grader: Grader) -> None:
@@ -116,3 +124,25 @@ def test_each_learners_reference_is_cached_with_its_own_draws_only(grader: Grade
     store._variants.clear()
     again = grader.reference(exercise, "numpy", variant)
     assert set(again.observations) == {"example", "drawn", "shared"}
+
+
+def test_validate_tries_other_learners_draws(tmp_path: Path, grader: Grader) -> None:
+    # An "alternative" that only knows everyone's draws: right for the shared seed,
+    # wrong for any learner's own. Validate must see it on the sampled learners' draws.
+    exercise = grader.catalog.get("draws")
+    everyone = grader.reference(exercise, "numpy").observations
+    known = everyone["drawn"]["result"].values.tolist()
+    shared = everyone["shared"]["input"].values.tolist()
+    copied = (
+        '"""Hard-codes the shared draw."""\nimport numpy as np\n\n'
+        "def double(x):\n"
+        f"    if x.size != 4 or np.allclose(x, {shared!r}):\n"
+        "        return x * 2\n"
+        f"    return np.array({known!r})\n"
+    )
+    make_exercise(tmp_path, {"copied.py": copied})
+    with Grader(make_settings(tmp_path / "var", tmp_path / "exercises")) as other:
+        (report,) = validate(other, ["draws"])
+    problems = [p for p in report.problems if "alternatives/copied.py" in p]
+    assert problems and all("per-learner draws of 'validate: learner" in p for p in problems)
+    assert "doubles a vector drawn for you" in problems[0]
