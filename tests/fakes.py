@@ -42,7 +42,7 @@ def declared_tests(tests_code: str) -> list[TestOptions]:
         for decorator in node.decorator_list:
             if isinstance(decorator, ast.Call) and getattr(decorator.func, "id", "") == "test":
                 options: dict[str, Any] = {
-                    k.arg: ast.literal_eval(k.value) for k in decorator.keywords
+                    k.arg: ast.literal_eval(k.value) for k in decorator.keywords if k.arg
                 }
                 found.append(
                     TestOptions(

@@ -13,11 +13,12 @@ from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from app import stats
+from app import regrade, stats
 from app.deps import ServiceDep, get_client
+from app.errors import NotFound
 from app.instructor_auth import (
     COOKIE,
     DISABLED,
@@ -49,7 +50,11 @@ NO_STORE = {"Cache-Control": "no-store"}  # learners' code: never in a shared ca
 class TestStats(BaseModel):
     __test__ = False  # not a pytest class
 
-    name: str
+    id: str | None = Field(
+        description="The test's stable id (null: known only by its name in results stored "
+        "before ids existed)"
+    )
+    name: str = Field(description="Its name today (a retired test: the name it last had)")
     runs: int  # Submits that ran this test
     failures: int
     not_run: int = 0  # Submits that ended (a timeout, a crash) before this test started
@@ -61,8 +66,18 @@ class TrackStats(BaseModel):
     tests: list[TestStats]
 
 
+class VersionInfo(BaseModel):
+    version: str
+    number: int = Field(description="v1, v2, ...: the versions in the order they went live")
+    went_live_at: str
+    submissions: int = Field(description="Its Submits, regrades included")
+
+
 class ExerciseStats(BaseModel):
     slug: str
+    version: str | None = Field(description="The version counted; null: every version")
+    current_version: str
+    versions: list[VersionInfo]
     tracks: dict[str, TrackStats]
 
 
@@ -81,22 +96,35 @@ pages = APIRouter(prefix="/instructor", tags=["instructor pages"], include_in_sc
 # --- shared ---
 
 
-def _test_names(service: Service, exercise: Exercise) -> dict[str, list[str]]:
-    """The hidden tests of each track in the reference's order (blocking: it may have to
-    compute the reference). A track whose reference is broken gets its names from the
-    stored results instead."""
-    names: dict[str, list[str]] = {}
+def _test_names(service: Service, exercise: Exercise) -> dict[str, list[tuple[str, str]]]:
+    """The hidden tests of each track, (id, name), in the reference's order (blocking: it
+    may have to compute the reference). A track whose reference is broken gets its tests
+    from the stored results instead."""
+    names: dict[str, list[tuple[str, str]]] = {}
     for track in exercise.tracks:
         try:
-            names[track] = service.grader.reference(exercise, track).names(example=False)
+            reference = service.grader.reference(exercise, track)
         except DrillError as exc:
             log.warning("instructor stats of %s/%s: no reference (%s)", exercise.slug, track, exc)
             names[track] = []
+            continue
+        names[track] = [(t.id, t.name) for t in reference.tests if not t.example]
     return names
 
 
-def _report(service: Service, exercise: Exercise) -> dict[str, Any]:
-    return stats.exercise_report(service.store, exercise.slug, _test_names(service, exercise))
+def _report(service: Service, exercise: Exercise, version: str | None) -> dict[str, Any]:
+    service.note_versions()  # a reload's new version gets its time when first seen
+    return stats.exercise_report(
+        service.store, exercise.slug, _test_names(service, exercise), version=version
+    )
+
+
+def _version(exercise: Exercise, chosen: str | None) -> str | None:
+    """The version the statistics are of: ``current`` (the default), ``all`` (None), or a
+    version's hash."""
+    if chosen in (None, "", "current"):
+        return exercise.version
+    return None if chosen == "all" else chosen
 
 
 def _catalog_problem(service: Service) -> str | None:
@@ -107,19 +135,65 @@ def _catalog_problem(service: Service) -> str | None:
 # --- the JSON API ---
 
 
+VersionQuery = Annotated[
+    str | None,
+    Query(
+        max_length=64,
+        pattern=r"^(current|all|[0-9a-f]{6,32})$",
+        description="current (the default): the exercise as it is now; all: every version; "
+        "or a version (its hash, or a prefix of at least 6 characters)",
+    ),
+]
+
+
 @api.get("/exercises/{slug}/stats", response_model=ExerciseStats)
-async def exercise_stats(service: ServiceDep, slug: str = SlugPath) -> Any:
-    """Submit rows only: per track, submissions, passes and each hidden test's runs and
-    failures (a failure is a test that ran and did not pass; one that never started, as
-    an earlier test ended the run, is counted in ``not_run``)."""
+async def exercise_stats(
+    service: ServiceDep, slug: str = SlugPath, version: VersionQuery = None
+) -> Any:
+    """Submit rows only, of one exercise version (the current one by default): per track,
+    submissions, passes and each hidden test's runs and failures (a failure is a test
+    that ran and did not pass; one that never started, as an earlier test ended the run,
+    is counted in ``not_run``). Tests are keyed by id, so a renamed test keeps its
+    numbers; ``versions`` says when each version went live."""
     exercise = service.exercise(slug)  # UnknownExercise -> 404
-    report = await run_in_threadpool(_report, service, exercise)
-    return report["stats"]
+    report, versions = await run_in_threadpool(_report_and_versions, service, exercise, version)
+    return {
+        **report["stats"],
+        "current_version": exercise.version,
+        "versions": versions,
+    }
+
+
+def _report_and_versions(
+    service: Service, exercise: Exercise, chosen: str | None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The report of the chosen version (a prefix names the one version it starts) and
+    the list of versions (blocking)."""
+    report_version = _version(exercise, chosen)
+    service.note_versions()
+    versions = stats.exercise_versions(service.store, exercise.slug)
+    if report_version is not None and report_version != exercise.version:
+        matches = [v["version"] for v in versions if v["version"].startswith(report_version)]
+        if len(matches) != 1:
+            known = ", ".join(f"v{v['number']} {v['version'][:8]}" for v in versions)
+            raise NotFound(
+                f"{exercise.slug} has no single version {report_version!r} (known: {known})"
+            )
+        report_version = matches[0]
+    return _report(service, exercise, report_version), versions
 
 
 # The JSON export's keys for the OpenAPI schema: text but for three numbers.
 _NUMBERS = {"passed": "integer", "total": "integer", "duration_ms": "number"}
-_EXPORT_PROPERTIES = {c: {"type": _NUMBERS.get(c, "string")} for c in stats.CSV_COLUMNS}
+_EXPORT_PROPERTIES: dict[str, Any] = {
+    c: {"type": _NUMBERS.get(c, "string")} for c in stats.CSV_COLUMNS
+}
+_EXPORT_PROPERTIES["regrade_of"] = {"type": ["string", "null"]}
+_EXPORT_PROPERTIES["tests"] = {
+    "type": "object",
+    "additionalProperties": {"type": "string"},
+    "description": "Each test's status by test id (by name for a test stored before ids)",
+}
 
 
 async def _export(
@@ -333,6 +407,7 @@ def _chart(tests: list[dict[str, Any]]) -> dict[str, Any]:
         bars.append(
             {
                 "name": name,
+                "id": test.get("id"),
                 "label": short,
                 "value": f"{failures}/{runs}",
                 "runs": runs,
@@ -379,9 +454,57 @@ def _recent(service: Service, slug: str, learner: str | None) -> list[dict[str, 
     return recent
 
 
+def _regrades(service: Service, exercise: Exercise) -> list[dict[str, Any]]:
+    """The exercise's regrade runs for the page (blocking), newest first."""
+    shown = []
+    for run in regrade.runs(service.store, exercise.slug):
+        summary = run["summary"] or {}
+        tests = []
+        for track, by_id in (summary.get("tests") or {}).items():
+            for test_id, tally in by_id.items():
+                tests.append(
+                    {
+                        "track_label": TRACK_LABELS.get(track, track),
+                        "id": test_id,
+                        **tally,
+                    }
+                )
+        shown.append(
+            {
+                **run,
+                "summary": summary,
+                "tests": tests,
+                "when": run["started_at"][:16].replace("T", " ") + " UTC",
+                "track_label": TRACK_LABELS.get(run["track"], run["track"])
+                if run["track"]
+                else "every track",
+            }
+        )
+    return shown
+
+
+def _version_choice(
+    versions: list[dict[str, Any]], exercise: Exercise, chosen: str | None
+) -> dict[str, Any]:
+    """The version selector: each version with its number, live time, and which is
+    shown (``all``, or a hash)."""
+    for v in versions:
+        v["label"] = (
+            f"v{v['number']} ({v['version'][:8]}), live since "
+            f"{v['went_live_at'][:16].replace('T', ' ')} UTC"
+            + (" (current)" if v["version"] == exercise.version else "")
+        )
+    selected = "all" if chosen == "all" else (chosen or exercise.version)
+    return {"versions": versions, "selected": selected, "current": exercise.version}
+
+
 @pages.get("/exercises/{slug}", response_class=HTMLResponse)
 async def exercise_dashboard(
-    request: Request, slug: str, service: ServiceDep, learner: str | None = None
+    request: Request,
+    slug: str,
+    service: ServiceDep,
+    learner: str | None = None,
+    version: VersionQuery = None,
 ) -> Response:
     if (refused := _guard(request)) is not None:
         return refused
@@ -395,7 +518,16 @@ async def exercise_dashboard(
             title="Exercise not found",
             message=f"There is no exercise named “{slug}”.",
         )
-    report = await run_in_threadpool(_report, service, exercise)
+    try:
+        report, versions = await run_in_threadpool(
+            _report_and_versions, service, exercise, version
+        )
+    except NotFound as exc:
+        return _page(
+            request, "error.html", status_code=404, title="Version not found", message=str(exc)
+        )
+    shown_version = report["stats"]["version"]
+    regrades = await run_in_threadpool(_regrades, service, exercise)
     learner_filter = _learner_filter(learner)
     recent = await run_in_threadpool(_recent, service, slug, learner_filter["learner"])
     tracks = []
@@ -421,6 +553,8 @@ async def exercise_dashboard(
         tracks=tracks,
         recent=recent,
         learner_filter=learner_filter,
+        version_choice=_version_choice(versions, exercise, shown_version or "all"),
+        regrades=regrades,
         catalog_problem=_catalog_problem(service),
     )
 
