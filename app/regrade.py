@@ -237,9 +237,7 @@ class Run:
         chosen = to_regrade(store, exercise, track, parse_since(store, slug, since))
         return cls(store, grader, exercise, track, since, dry_run, chosen)
 
-    def execute(
-        self, workers: int, progress: Callable[[Regraded], None] | None = None
-    ) -> Summary:
+    def execute(self, workers: int, progress: Callable[[Regraded], None] | None = None) -> Summary:
         """Grade every chosen submission (``workers`` at a time, through the grader's
         pools or queue), store each new verdict (unless a dry run) and tally."""
         started = time.perf_counter()

@@ -330,6 +330,6 @@ def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Enco
         both = " and ".join(repr(t.name) for t in tests if t.id == twice)
         raise ReferenceFailure(
             f"{tests_file}: tests {both} have the same id {twice!r} (by default a test's id is "
-            "its function's name); give one of them its own, e.g. @test(..., id=\"...\")"
+            'its function\'s name); give one of them its own, e.g. @test(..., id="...")'
         )
     return tests, results

@@ -519,9 +519,7 @@ async def exercise_dashboard(
             message=f"There is no exercise named “{slug}”.",
         )
     try:
-        report, versions = await run_in_threadpool(
-            _report_and_versions, service, exercise, version
-        )
+        report, versions = await run_in_threadpool(_report_and_versions, service, exercise, version)
     except NotFound as exc:
         return _page(
             request, "error.html", status_code=404, title="Version not found", message=str(exc)

@@ -270,19 +270,29 @@ def test_common_failures_rank_by_count_then_first_seen(store: Store) -> None:
     assert top == {
         "numpy": [
             {"message": "often", "count": 2, "test": "second", "test_id": "second"},
-            {"message": "SyntaxError at line 1", "count": 2, "test": stats.WHOLE_RUN, "test_id": None},
+            {
+                "message": "SyntaxError at line 1",
+                "count": 2,
+                "test": stats.WHOLE_RUN,
+                "test_id": None,
+            },
             {"message": "late tie", "count": 1, "test": "first", "test_id": "first"},
             {"message": "tie", "count": 1, "test": "third", "test_id": "third"},
         ],
         "torch": [],
     }
-    assert stats.common_failures(store, GC, track_tests({"numpy": []}), top=1)["numpy"] == top["numpy"][:1]
+    assert (
+        stats.common_failures(store, GC, track_tests({"numpy": []}), top=1)["numpy"]
+        == top["numpy"][:1]
+    )
     # A failure of the whole run counts as a Submit, not as a run of any test.
     numpy = stats.exercise_stats(store, GC, track_tests({"numpy": REFERENCE}))["tracks"]["numpy"]
     assert numpy["submissions"] == 6 and sum(t["runs"] for t in numpy["tests"]) == 4
     report = stats.exercise_report(store, GC, track_tests({"numpy": REFERENCE, "torch": REFERENCE}))
     assert report == {
-        "stats": stats.exercise_stats(store, GC, track_tests({"numpy": REFERENCE, "torch": REFERENCE})),
+        "stats": stats.exercise_stats(
+            store, GC, track_tests({"numpy": REFERENCE, "torch": REFERENCE})
+        ),
         "failures": top,
     }
 
@@ -301,7 +311,9 @@ def test_statistics_read_the_table_not_the_results(store: Store) -> None:
     with store.engine.begin() as connection:
         connection.execute(SubmissionRow.__table__.update().values(result={}))
     numpy = stats.exercise_stats(store, GC, track_tests({"numpy": ["first"]}))["tracks"]["numpy"]
-    assert numpy["tests"] == [{"id": "first", "name": "first", "runs": 1, "failures": 1, "not_run": 0}]
+    assert numpy["tests"] == [
+        {"id": "first", "name": "first", "runs": 1, "failures": 1, "not_run": 0}
+    ]
 
 
 # --- the reference cache ---

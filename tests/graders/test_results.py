@@ -34,7 +34,9 @@ NAMES = ["a", "b", "c"]
 
 def reference() -> Reference:
     tests = [
-        TestOptions(id=n, name=n, example=False, rtol=1e-5, atol=1e-8, exact_dtype=False, reveal="full")
+        TestOptions(
+            id=n, name=n, example=False, rtol=1e-5, atol=1e-8, exact_dtype=False, reveal="full"
+        )
         for n in NAMES
     ]
     encoded = {}
