@@ -18,6 +18,13 @@ export function cleanHistory(rows) {
     .sort((a, b) => String(b.created_at || "").localeCompare(String(a.created_at || "")));
 }
 
+// Whether the attempts show the track solved: a passing Submit that no regrade replaced
+// (a regrade's row names the one it replaces in `regrade_of`; the newest grading counts).
+export function solvedBy(rows) {
+  const replaced = new Set(rows.map((row) => row && row.regrade_of).filter(Boolean));
+  return rows.some((row) => row.mode === "submit" && row.status === "pass" && !replaced.has(row.id));
+}
+
 // "Submit · 4/6 passed" or "Run · could not run".
 export function entryLabel(row) {
   const mode = row.mode === "run" ? "Run" : "Submit";

@@ -8,7 +8,7 @@ import { api } from "./api.js";
 import { byId, el } from "./dom.js";
 import { chooseInitialDraft, createDraftSaver, serverDraftIsNewer } from "./drafts.js";
 import { elapsedText, plural, relativeTime } from "./format.js";
-import { HISTORY_LIMIT, cleanHistory, entryLabel, renderHistory } from "./history.js";
+import { HISTORY_LIMIT, cleanHistory, entryLabel, renderHistory, solvedBy } from "./history.js";
 import { setUpHints } from "./hints.js";
 import { isFullPass, renderResult, resultLine } from "./results-view.js";
 import { installShortcuts, shortcutsDialog } from "./shortcuts.js";
@@ -606,7 +606,7 @@ export function initExercisePage(data) {
     }
     const rows = cleanHistory(answer.data);
     state.history[track] = rows;
-    if (rows.some((row) => row.mode === "submit" && row.status === "pass")) solved.markSolved(track);
+    if (solvedBy(rows)) solved.markSolved(track);
     showHistory(track);
     const latest = state.latest[track];
     if (adoptNewest && rows.length && (!latest || latest.result.id !== rows[0].id) && !state.busy) {

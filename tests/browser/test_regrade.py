@@ -15,11 +15,13 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
+from graders.settings import ROOT
 from tests.browser.learner import GC, GC_WRONG, all_passed, open_exercise, replace_code, results
 from tests.serving import running_server
 
 SLUG = GC.name
 TOKEN = "regrade-t0ken"
+SHOTS = ROOT / "var" / "screenshots"  # docs/screenshots holds copies
 
 
 def blind(tests: str, ids: list[str]) -> str:
@@ -102,6 +104,12 @@ def test_a_fixed_test_regrades_earlier_submits_everywhere(page: Page, tmp_path: 
         expect(note).to_contain_text("now failed")
         for test in caught:
             expect(note).to_contain_text(f"{test['name']}: Passed → Failed")
+        # The track is no longer solved: the newest grading of the Submit failed.
+        expect(page.locator("#solved-panel")).to_be_hidden()
+        expect(page.get_by_text("Not solved yet")).to_be_visible()
+        note.scroll_into_view_if_needed()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "regrade-learner.png"))
         # The instructor's dashboard lists the run and the tests it changed.
         page.goto(f"{server.base}/instructor/login")
         page.get_by_label("Instructor token").fill(TOKEN)
@@ -119,3 +127,5 @@ def test_a_fixed_test_regrades_earlier_submits_everywhere(page: Page, tmp_path: 
         expect(numpy.locator("[data-stat=submissions]")).to_have_text("1")
         expect(numpy.locator("[data-stat=passed]")).to_have_text("0")
         expect(page.locator(".recent-list .chip-regrade")).to_have_count(1)
+        page.locator(".regrades").scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "regrade-dashboard.png"))

@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 
 import { errorMessage, parseRetryAfter, request } from "../../frontend/src/api.js";
 import { elapsedText, formatBytes, formatDuration, relativeTime } from "../../frontend/src/format.js";
-import { cleanHistory, entryLabel, renderHistory } from "../../frontend/src/history.js";
+import { cleanHistory, entryLabel, renderHistory, solvedBy } from "../../frontend/src/history.js";
 import { isTyping, shortcutFor } from "../../frontend/src/shortcuts.js";
 import { nextTabIndex } from "../../frontend/src/tabs.js";
 import { byTag, findAll, h, text } from "./helpers.js";
@@ -157,5 +157,21 @@ describe("api", () => {
     const answer = await request("GET", "/x", undefined, { fetch: () => Promise.reject(new TypeError("offline")) });
     assert.equal(answer.aborted, false);
     assert.equal(answer.message, "Could not reach the server.");
+  });
+});
+
+describe("solvedBy", () => {
+  const submit = (id, status, regrade_of = null) => ({ id, mode: "submit", status, regrade_of });
+
+  test("a passing Submit solves the track; a Run does not", () => {
+    assert.equal(solvedBy([submit("a", "pass")]), true);
+    assert.equal(solvedBy([{ id: "r", mode: "run", status: "pass" }]), false);
+    assert.equal(solvedBy([submit("a", "fail")]), false);
+  });
+
+  test("a pass that a regrade replaced by a failure no longer counts", () => {
+    assert.equal(solvedBy([submit("b", "fail", "a"), submit("a", "pass")]), false);
+    assert.equal(solvedBy([submit("b", "pass", "a"), submit("a", "fail")]), true);
+    assert.equal(solvedBy([submit("b", "fail", "a"), submit("a", "pass"), submit("c", "pass")]), true);
   });
 });
