@@ -13,7 +13,7 @@ import pytest
 
 from app.settings import AppSettings
 from graders.grading import Grader
-from graders.settings import ROOT
+from tests.catalog import shipped_exercises_dir
 
 TEST_EXERCISES = Path(__file__).parent / "graders" / "exercises"
 
@@ -32,8 +32,8 @@ def make_settings(tmp: Path, exercises: Path, **overrides: object) -> AppSetting
 
 @pytest.fixture(scope="session")
 def seed_grader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Grader]:
-    """A started grader on the shipped exercises, in bubblewrap."""
-    settings = make_settings(tmp_path_factory.mktemp("seed-var"), ROOT / "exercises")
+    """A started grader on the shipped exercises (tests/catalog.py), in bubblewrap."""
+    settings = make_settings(tmp_path_factory.mktemp("seed-var"), shipped_exercises_dir())
     with Grader(settings) as grader:
         yield grader
 

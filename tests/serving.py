@@ -15,6 +15,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.catalog import shipped_exercises_dir
+
 
 @dataclass
 class Server:
@@ -35,9 +37,11 @@ def free_port() -> int:
 
 @contextmanager
 def running_server(var: Path, port: int | None = None, **env: str) -> Iterator[Server]:
+    """``drill serve`` on the shipped catalog unless ``env`` names another folder."""
     port = port or free_port()
     environment = {
         **os.environ,
+        "DRILL_EXERCISES_DIR": str(shipped_exercises_dir()),
         "DRILL_SANDBOX": "bwrap",
         "DRILL_VAR_DIR": str(var),
         "DRILL_WORKERS": "2",

@@ -12,9 +12,9 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from graders.backend import GradingBackend
-from graders.settings import ROOT
 from tests.app import postgres as pg
 from tests.app.postgres import pg_url, postgres
+from tests.catalog import shipped_exercises_dir
 from tests.conftest import TEST_EXERCISES, make_settings
 
 __all__ = ["pg_url", "postgres"]  # fixtures for every module here
@@ -40,10 +40,12 @@ def assert_error(response: Any, status: int, error: str, *words: str) -> dict:
 
 def client_for(
     tmp: Path,
-    exercises: Path = ROOT / "exercises",
+    exercises: Path | None = None,
     backend: GradingBackend | None = None,
     **overrides: object,
 ) -> TestClient:
+    """A client of the app on ``exercises`` (by default the shipped catalog)."""
+    exercises = exercises or shipped_exercises_dir()
     if pg.on_postgres() and "db" not in overrides:
         overrides["db"] = pg.fresh_database()
     return TestClient(create_app(make_settings(tmp, exercises, **overrides), backend))

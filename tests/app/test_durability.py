@@ -7,18 +7,19 @@ from pathlib import Path
 import httpx
 import pytest
 
-from graders.settings import ROOT
+from tests.catalog import shipped_exercises_dir
 from tests.serving import free_port, running_server
 
-pytestmark = pytest.mark.sandbox
-SOLUTION = (ROOT / "exercises" / "gradient-checkpointing" / "numpy" / "solution.py").read_text()
+pytestmark = [pytest.mark.sandbox, pytest.mark.catalog]
+GC = "gradient-checkpointing"
+SOLUTION = (shipped_exercises_dir() / GC / "numpy" / "solution.py").read_text()
 
 
 def test_a_result_survives_kill_9(tmp_path: Path) -> None:
     port = free_port()
     with running_server(tmp_path, port) as server:
         answer = httpx.post(
-            f"{server.base}/api/exercises/gradient-checkpointing/submissions",
+            f"{server.base}/api/exercises/{GC}/submissions",
             json={"track": "numpy", "code": SOLUTION, "mode": "submit"},
             timeout=120,
         )

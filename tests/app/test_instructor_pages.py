@@ -21,6 +21,8 @@ from tests.app.conftest import client_for
 from tests.app.test_instructor import cookie_for
 from tests.fakes import ReferenceOnlyBackend
 
+pytestmark = pytest.mark.catalog
+
 TOKEN = "s3cret"
 GC = "gradient-checkpointing"
 PAGE = f"/instructor/exercises/{GC}"

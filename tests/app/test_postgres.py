@@ -15,13 +15,13 @@ from sqlalchemy import text
 from app.errors import RateLimited
 from app.limits import DatabaseRateLimiter
 from app.store import Store
-from graders.settings import ROOT
 from tests.app.conftest import client_for
+from tests.catalog import shipped_exercises_dir
 
 pytestmark = pytest.mark.sandbox
 
 GC = "gradient-checkpointing"
-NUMPY = ROOT / "exercises" / GC / "numpy"
+NUMPY = shipped_exercises_dir() / GC / "numpy"
 TOKEN = "s3cret"
 
 
@@ -124,6 +124,7 @@ def submit(client: TestClient, code: str, mode: str = "submit") -> dict:
     return response.json()
 
 
+@pytest.mark.catalog
 def test_the_service_stores_in_postgresql(client: TestClient, pg_url: str) -> None:
     store = client.app.state.service.store  # type: ignore[attr-defined]
     assert store.dialect == "postgresql"

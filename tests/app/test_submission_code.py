@@ -11,6 +11,8 @@ from fastapi.testclient import TestClient
 from tests.app.conftest import assert_error, client_for
 from tests.fakes import ReferenceOnlyBackend
 
+pytestmark = pytest.mark.catalog
+
 GC = "gradient-checkpointing"
 CODE = "def checkpoint_forward(layers, x, checkpoint_indices):\n    return None  # é ✓\n"
 

@@ -29,7 +29,7 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of a running ``drill serve``."""
+    """Base URL of a running ``drill serve`` on the shipped catalog."""
     with running_server(tmp_path_factory.mktemp("browser-var")) as running:
         # Warm the references so that no test's first Submit pays for them.
         for row in httpx.get(f"{running.base}/api/exercises", timeout=30).json():

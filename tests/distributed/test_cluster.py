@@ -6,6 +6,7 @@ against them and must end with the right verdict, one stored row, nothing left p
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import signal
@@ -20,13 +21,13 @@ import nats
 import pytest
 import sqlalchemy as sa
 
-from graders.catalog import load_catalog
+from graders.catalog import Catalog, load_catalog
 from graders.queue import CONSUMER_NAMES, STREAM
-from graders.settings import ROOT
+from tests.catalog import shipped_exercises_dir
 from tests.cluster import Cluster, Node
 from tests.services import NatsServer, postgres_server, run_async, running_nats
 
-pytestmark = pytest.mark.sandbox  # real processes and servers: not in make test-fast
+pytestmark = [pytest.mark.sandbox, pytest.mark.catalog]  # real processes and servers
 
 ACK_WAIT = 2  # seconds: a lost worker's job moves on quickly in these tests
 WALL = 6  # the API bounds a run by it (plus the ack wait and a grace)
@@ -35,15 +36,24 @@ SETTINGS = {
     "DRILL_QUEUE_ACK_WAIT": str(ACK_WAIT),
     "DRILL_QUEUE_WAIT_SECONDS": str(QUEUE_WAIT),
     "DRILL_WALL_SECONDS": str(WALL),
+    "DRILL_EXERCISES_DIR": str(shipped_exercises_dir()),
 }
-CATALOG = load_catalog(ROOT / "exercises")
-TRACKS = [(e.slug, t) for e in CATALOG for t in e.tracks]
 SLOW = "import time\ntime.sleep(3)  # a job a worker holds for three seconds\n"
 STARTED = re.compile(r"job (\w+) started \(delivery (\d)\)")
 
 
 def solution(slug: str, track: str) -> str:
-    return CATALOG.get(slug).track(track).solution
+    return catalog().get(slug).track(track).solution
+
+
+@functools.cache
+def catalog() -> Catalog:
+    """The shipped catalog, loaded when a test needs it (a broken one fails that test)."""
+    return load_catalog(shipped_exercises_dir())
+
+
+def tracks() -> list[tuple[str, str]]:
+    return [(e.slug, t) for e in catalog() for t in e.tracks]
 
 
 class Scene:
@@ -173,8 +183,8 @@ def healthy(scene: Scene) -> Scene:
 def _cases() -> list[tuple[str, str, Path | None]]:
     """40 submissions: references, alternatives and known-wrong solutions of each track."""
     cases: list[tuple[str, str, Path | None]] = []
-    for slug, track in TRACKS:
-        folder = ROOT / "exercises" / slug / track
+    for slug, track in tracks():
+        folder = shipped_exercises_dir() / slug / track
         cases.append((slug, track, None))
         cases += [(slug, track, p) for p in sorted((folder / "alternatives").glob("*.py"))[:4]]
         cases += [(slug, track, p) for p in sorted((folder / "wrong").glob("*.py"))[:9]]
@@ -476,11 +486,11 @@ def test_two_api_nodes_compute_each_reference_once(healthy: Scene) -> None:
     """Both nodes warm every reference at start; the shared database (and its lock per
     reference) lets one compute it, on the reference worker, and the other read it."""
     for api in ("api1", "api2"):  # both nodes have every reference by now
-        for slug, track in TRACKS:
+        for slug, track in tracks():
             code = solution(slug, track)
             assert healthy.submit(api, slug, track, code, "run").json()["status"] == "pass"
     runs = STARTED.findall(healthy.workers["ref"].text())
-    assert len(runs) == 2 * len(TRACKS), runs  # two runs each (the determinism check)
+    assert len(runs) == 2 * len(tracks()), runs  # two runs each (the determinism check)
     with healthy.engine.connect() as c:
         stored = c.execute(sa.text("select count(*) from reference_cache")).scalar_one()
-    assert stored == len(TRACKS)
+    assert stored == len(tracks())

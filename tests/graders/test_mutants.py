@@ -27,6 +27,7 @@ from graders.mutants import (
     generate,
     load_explanations,
 )
+from tests.catalog import shipped_exercises_dir
 from tests.conftest import make_settings
 
 
@@ -259,7 +260,7 @@ def test_remove_stmt_only_where_the_code_still_runs_without_it() -> None:
 # --- ids, skips ---------------------------------------------------------------------
 
 
-SOLUTION = Path(__file__).parents[2] / "exercises" / "gradient-checkpointing" / "numpy"
+GC = shipped_exercises_dir() / "gradient-checkpointing"
 
 
 def test_ids_are_stable_unique_and_name_the_place_in_the_file() -> None:
@@ -320,8 +321,9 @@ def test_mutants_that_do_not_compile_are_skipped(monkeypatch: pytest.MonkeyPatch
     assert made.skipped["test@2:5 stray"].startswith("does not compile ('break' outside loop")
 
 
+@pytest.mark.catalog
 def test_every_mutant_of_the_seed_references_compiles_and_changes_the_code() -> None:
-    for path in sorted((SOLUTION.parent).glob("*/solution.py")):
+    for path in sorted(GC.glob("*/solution.py")):
         made = generate(path.read_text())
         assert made.mutants, path
         assert len({m.code for m in made.mutants}) == len(made.mutants)

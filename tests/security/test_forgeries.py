@@ -26,7 +26,7 @@ from graders.settings import ROOT
 from tests.security.test_attacks import describe, parse_expect, reports
 from tests.serving import Server, running_server
 
-pytestmark = pytest.mark.sandbox
+pytestmark = [pytest.mark.sandbox, pytest.mark.catalog]
 
 FORGERIES_DIR = Path(__file__).parent / "forgeries"
 FORGERIES = sorted(FORGERIES_DIR.glob("*.py"))
