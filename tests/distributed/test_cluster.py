@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,7 +27,7 @@ import sqlalchemy as sa
 from graders.catalog import Catalog, load_catalog
 from graders.queue import CONSUMER_NAMES, STREAM
 from tests.catalog import shipped_exercises_dir
-from tests.cluster import Cluster, Node
+from tests.cluster import ROOT, Cluster, Node
 from tests.services import NatsServer, postgres_server, run_async, running_nats
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.catalog]  # real processes and servers
@@ -494,3 +497,39 @@ def test_two_api_nodes_compute_each_reference_once(healthy: Scene) -> None:
     with healthy.engine.connect() as c:
         stored = c.execute(sa.text("select count(*) from reference_cache")).scalar_one()
     assert stored == len(tracks())
+
+
+def test_drill_regrade_grades_through_the_queue(healthy: Scene) -> None:
+    """``drill regrade`` in distributed mode: no sandbox of its own, the jobs go to the
+    workers through the queue, the new results go to the shared database."""
+    slug, track = "gradient-checkpointing", "numpy"
+    wrong = sorted((shipped_exercises_dir() / slug / track / "wrong").glob("*.py"))[0]
+    right = healthy.submit("api1", slug, track, solution(slug, track)).json()
+    failing = healthy.submit("api2", slug, track, wrong.read_text()).json()
+    assert (right["status"], failing["status"]) == ("pass", "fail")
+    ids = (right["id"], failing["id"])
+    # As if both were graded against an earlier version of the exercise.
+    with healthy.engine.begin() as c:
+        c.execute(
+            sa.text("update submissions set exercise_version = 'earlier' where id in (:a, :b)"),
+            {"a": ids[0], "b": ids[1]},
+        )
+    seen = set(healthy.started_jobs())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DRILL_")}
+    env.update(healthy.cluster.api_env("regrade"), DRILL_SANDBOX="bwrap", DRILL_BWRAP="/nowhere")
+    done = subprocess.run(
+        [sys.executable, "-m", "drill", "regrade", slug, "--track", track, "--json"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr + healthy.cluster.logs()
+    summary = json.loads(done.stdout)
+    assert (summary["regraded"], summary["changed"]) == (2, 0), summary
+    assert len(set(healthy.started_jobs()) - seen) >= 2  # graded by the workers
+    with healthy.engine.connect() as c:
+        query = sa.text("select regrade_of, status from submissions where regrade_of in (:a, :b)")
+        found = dict(c.execute(query, {"a": ids[0], "b": ids[1]}).all())
+    assert found == {ids[0]: "pass", ids[1]: "fail"}
