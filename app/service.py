@@ -29,7 +29,7 @@ from app.schemas import (
     TrackProgress,
 )
 from app.settings import AppSettings
-from app.store import Store, new_id
+from app.store import Store, StoreUnavailable, new_id
 from app.store import TrackProgress as Standing
 from graders.catalog import Exercise
 from graders.grading import Grader
@@ -65,9 +65,14 @@ class Service:
 
     def note_versions(self) -> None:
         """Record the catalog's versions as live (blocking). At start-up and when the
-        dashboard is read, so a reload's new versions get their time too."""
-        for exercise in self.exercises():
-            self.store.note_version(exercise.slug, exercise.version)
+        dashboard is read, so a reload's new versions get their time too. A database
+        that cannot take it now (read-only, busy) is no reason to stop: the next Submit
+        or dashboard view records it."""
+        try:
+            for exercise in self.exercises():
+                self.store.note_version(exercise.slug, exercise.version)
+        except StoreUnavailable as exc:
+            log.warning("could not record the exercise versions now: %s", exc)
 
     @staticmethod
     def summary(exercise: Exercise) -> ExerciseSummary:
@@ -168,8 +173,14 @@ class Service:
         result = self.grader.grade(
             exercise.slug, track, code, mode, exercise, job_id=sub_id, learner=learner
         )
-        self.store.note_version(exercise.slug, exercise.version)
-        return self.store.save_submission(learner, result, code, exercise.version, sub_id)
+        stored = self.store.save_submission(learner, result, code, exercise.version, sub_id)
+        try:  # a version seen first by a Submit (a reload since the dashboard looked)
+            self.store.note_version(exercise.slug, exercise.version)
+        except StoreUnavailable as exc:
+            log.warning(
+                "could not record version %s of %s: %s", exercise.version, exercise.slug, exc
+            )
+        return stored
 
     async def submission(self, sub_id: str) -> dict[str, Any]:
         found = await run_in_threadpool(self.store.get_submission, sub_id)

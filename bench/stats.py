@@ -49,13 +49,15 @@ ONE_OFF_MESSAGES = 0.3  # of failures: a message no other submission has (values
 CALLS = ("exercise_stats", "common_failures", "exercise_report", "overview")
 
 
-def test_names(folder: Path) -> tuple[list[str], list[str]]:
-    """(example, hidden) test names of a track, from its tests module's registrations."""
+def test_names(folder: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(example, hidden) tests of a track as (id, name), from its tests module's
+    registrations."""
     testing.REGISTRY.clear()
     runpy.run_path(str(folder / "tests.py"))
     specs = list(testing.REGISTRY)
     testing.REGISTRY.clear()
-    return [s.name for s in specs if s.example], [s.name for s in specs if not s.example]
+    examples = [(s.id, s.name) for s in specs if s.example]
+    return examples, [(s.id, s.name) for s in specs if not s.example]
 
 
 @functools.cache
@@ -90,16 +92,18 @@ def submissions(count: int, seed: int = 7) -> Iterator[dict[str, Any]]:
         names = track["hidden"] if mode == "submit" else track["examples"]
         skill = rng.random()  # a learner's attempt: better ones fail fewer tests
         tests = []
-        for i, name in enumerate(names):
+        for i, (test_id, name) in enumerate(names):
             if rng.random() < (1 - skill) * (0.2 + 0.1 * i):
                 kind = "error" if rng.random() < 0.2 else "fail"
                 if rng.random() < ONE_OFF_MESSAGES:
                     message = f"output: values differ — expected {rng.random():.6f}, got {n}"
                 else:
                     message = f"{name}: values differ (case {rng.randrange(4)})"
-                tests.append({"name": name, "status": kind, "message": message, "output": ""})
+                failed = {"status": kind, "message": message, "output": ""}
+                tests.append({"name": name, "id": test_id, **failed})
             else:
-                tests.append({"name": name, "status": "pass", "message": "", "output": ""})
+                passed = {"status": "pass", "message": "", "output": ""}
+                tests.append({"name": name, "id": test_id, **passed})
         if rng.random() < SYNTAX_ERRORS:
             tests = []
             status = "error"
@@ -191,10 +195,16 @@ def measure(url: str, backend: str, rows: int, repeat: int) -> dict[str, Any]:
         names = {
             t["track"]: t["hidden"] for t in tracks() if t["exercise"] == busiest
         }  # what the routes pass: each track's hidden tests
+        # What the dashboard asks by default: the exercise's current version.
+        version = next(t["version"] for t in tracks() if t["exercise"] == busiest)
         calls: dict[str, Callable[[], object]] = {
-            "exercise_stats": lambda: stats.exercise_stats(store, busiest, names),
-            "common_failures": lambda: stats.common_failures(store, busiest, names),
-            "exercise_report": lambda: stats.exercise_report(store, busiest, names),
+            "exercise_stats": lambda: stats.exercise_stats(store, busiest, names, version),
+            "common_failures": lambda: stats.common_failures(
+                store, busiest, names, version=version
+            ),
+            "exercise_report": lambda: stats.exercise_report(
+                store, busiest, names, version=version
+            ),
             "overview": lambda: stats.overview(store),
         }
         with store.engine.connect() as connection:

@@ -368,6 +368,8 @@ def test_page_works_without_any_bundle(page: Page, server: str) -> None:
     page.on("response", lambda r: loaded.append(r.url) if "/static/src/" in r.url else None)
     open_exercise(page, server, codemirror=False)
     assert page.locator("textarea[aria-label='Code editor']").is_visible()
+    # The textarea is in the HTML already: wait for the page script to have started.
+    page.wait_for_function("() => Boolean(window.DrillPage)")
     assert any(url.split("?")[0].endswith("/static/src/page.js") for url in loaded), loaded
     replace_code(page, GC_SOLUTION)
     page.get_by_role("button", name="Submit", exact=True).click()
