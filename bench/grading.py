@@ -116,7 +116,7 @@ def main() -> int:
             exercise = grader.catalog.get(slug)
             code = exercise.track(track).solution
             reference = grader.reference(exercise, track)
-            names = reference.names(example=False)
+            names = reference.ids(example=False)
             limits = grader.local.limits(exercise)
             job = job_for(exercise, track, code, names, limits)
             frame = wire.pack(job.header, job.body)

