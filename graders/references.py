@@ -313,7 +313,11 @@ def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Enco
             pass
         else:
             error = h.get("error") or {}
-            message = h.get("message") or f"{error.get('type')}: {error.get('message')}"
+            message = (
+                h.get("message")
+                or h.get("what")  # a tampered frame: what changed
+                or f"{error.get('type')}: {error.get('message')}"
+            )
             raise ReferenceFailure(f"{where}: {kind}: {message}")
     if tests is None or not done:
         raise ReferenceFailure(f"{where}: the reference run ended early (exit {outcome.exit_code})")

@@ -86,8 +86,11 @@ def run_job(
     variant: int | None = None,
     entry_points: tuple[str, ...] = ("scale",),
 ) -> list[wire.Frame]:
-    """Run every test of ``tests`` against ``code`` in this process, as a worker's child
-    runs a job (the frames it would send)."""
+    """Run every test of ``tests`` against ``code`` in a child forked from this process,
+    as a worker's child runs a job (the frames it would send). Forked, as in a worker: a
+    thread another test left running in this process (a timer closing a pool, a reload
+    watcher) cannot import or change anything during the job, which the harness's
+    integrity check would rightly report as tampering."""
     header = {
         "type": "job",
         "code": code,
@@ -99,8 +102,17 @@ def run_job(
     }
     body = marshal.dumps(compile(tests, runner.TESTS_FILENAME, "exec"))
     sink = os.memfd_create("frames")
-    with prewarm.restored_process():
-        runner.Job(header, sink, body).run()
+    pid = os.fork()
+    if pid == 0:  # the child: run the job, then leave without pytest's clean-up
+        code_ = 1
+        try:
+            with prewarm.restored_process():
+                runner.Job(header, sink, body).run()
+            code_ = 0
+        finally:
+            os._exit(code_)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, "the job's child failed"
     frames, _ = wire.split_frames(os.pread(sink, 1 << 24, 0), 1 << 24)
     os.close(sink)
     return frames
