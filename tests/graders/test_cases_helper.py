@@ -4,9 +4,12 @@ runs them, and their results through graders.verdicts and graders.feedback."""
 
 from __future__ import annotations
 
+import json
 import marshal
 import os
 import re
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -339,14 +342,26 @@ def test_the_guides_examples_fail_as_the_guide_shows(example, wrong):
     code = re.findall(r"```python\n(.*?)```", section, re.DOTALL)[example]
     shown = re.findall(r"```text\n(.*?)```", section, re.DOTALL)[example].strip()
     test_id = re.search(r"@test\(.*\n(?:.*\n)*?def (\w+)\(t\)", code).group(1)
-    tests = (NUMPY_TRACK / "tests.py").read_text() + "\n\n" + code
-    results = grade(
-        (NUMPY_TRACK / "wrong" / wrong).read_text(),
-        tests=tests,
-        reference=(NUMPY_TRACK / "solution.py").read_text(),
-        parameters=NUMPY_PARAMETERS,
+    # Graded in a fresh interpreter: the seed track's whole tests module runs in-process
+    # here, and what earlier tests left in this pytest process must not decide its fate.
+    script = (
+        "import json, sys\n"
+        "from tests.graders.test_cases_helper import NUMPY_PARAMETERS, NUMPY_TRACK, grade\n"
+        "tests = (NUMPY_TRACK / 'tests.py').read_text() + '\\n\\n' + sys.argv[1]\n"
+        "results = grade((NUMPY_TRACK / 'wrong' / sys.argv[2]).read_text(), tests=tests,\n"
+        "    reference=(NUMPY_TRACK / 'solution.py').read_text(), parameters=NUMPY_PARAMETERS)\n"
+        "print(json.dumps({k: [v.status.value, v.message] for k, v in results.items()}))\n"
     )
-    assert results[test_id].message == shown
+    done = subprocess.run(
+        [sys.executable, "-c", script, code, wrong],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    assert results[test_id][1] == shown, results
 
 
 @pytest.mark.parametrize("label", ["a\nb", 3, "x" * 201])
