@@ -16,6 +16,8 @@ class Health(BaseModel):
     sandbox: Literal["bwrap", "process"] | None = None
     workers: int | None = None
     queue: Literal["nats"] | None = None  # present in distributed mode
+    # A cgroup per worker and job: "v2" or "v1", or "none" (resource limits alone).
+    cgroups: Literal["v2", "v1", "none"] | None = None
     problem: str | None = None  # what is degraded, when something is
 
 

@@ -35,6 +35,8 @@ class BackendStatus:
     warning: str | None = None  # why grading is less safe or slower than it should be
     queue: Literal["nats"] | None = None  # how jobs reach workers elsewhere, if they do
     healthy: bool = True  # False while grading cannot work (the queue is unreachable)
+    # The kernel limits on this machine's workers (graders/cgroups.py); None elsewhere.
+    cgroups: Literal["v2", "v1", "none"] | None = None
 
 
 class GradingBackend(Protocol):

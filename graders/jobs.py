@@ -64,12 +64,12 @@ _ENVELOPE = struct.Struct("<4sHIQ")
 ENVELOPE_PREFIX_SIZE = _ENVELOPE.size
 # A job's meta is its header (the learner's code, mostly) plus a few bytes of envelope;
 # its values are one per test name and entry point, and a few more. An outcome's meta is
-# seven scalars.
+# eight scalars.
 MAX_JOB_META = wire.MAX_HEADER
 MAX_JOB_META_VALUES = 100_000
 MAX_OUTCOME_META = 64 * 1024
 MAX_MESSAGE = 2000  # characters of JobOutcome.malformed (the pool's are a line long)
-KILLED_FOR = ("wall", "result_size")
+KILLED_FOR = ("wall", "result_size", "memory")
 _INT_DIGITS = 20  # integers in a meta fit 64 bits
 
 
@@ -106,11 +106,14 @@ class JobOutcome:
     frames: list[wire.Frame] = field(default_factory=list)
     malformed: str | None = None  # why the result stream could not be read
     exit_code: int | None = None  # negative: killed by that signal
-    killed_for: str | None = None  # "wall" or "result_size" when the server stopped it
+    # "wall" or "result_size" when the server stopped it; "memory" when the kernel did, at
+    # the job cgroup's memory limit
+    killed_for: str | None = None
     cpu_seconds: float = 0.0
     maxrss_kb: int = 0
     worker_lost: bool = False
     elapsed: float = 0.0
+    pids_limited: bool = False  # the job cgroup refused a thread or process at pids.max
 
     def _meta(self) -> dict[str, Any]:
         return {
@@ -121,6 +124,7 @@ class JobOutcome:
             "maxrss_kb": self.maxrss_kb,
             "worker_lost": self.worker_lost,
             "elapsed": self.elapsed,
+            "pids_limited": self.pids_limited,
         }
 
     def to_bytes(self) -> bytes:
@@ -325,6 +329,7 @@ def _check_outcome_meta(meta: dict[str, Any]) -> None:
             "maxrss_kb": int,
             "worker_lost": bool,
             "elapsed": float,
+            "pids_limited": bool,
         },
         what,
     )

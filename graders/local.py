@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from graders import cgroups
 from graders.backend import BackendStatus, grade_with
 from graders.catalog import Exercise
 from graders.errors import SandboxError, SandboxUnavailable
@@ -46,10 +47,14 @@ PROCESS_WARNING = (
 REFERENCE_IDLE_SECONDS = 60.0
 
 
+NO_CGROUPS = cgroups.CgroupStatus("none", "not set up")
+
+
 @dataclass(frozen=True)
 class SandboxStatus:
     backend: Backend
     warning: str | None  # why the fallback is in use, shown everywhere when set
+    cgroups: cgroups.CgroupStatus = NO_CGROUPS
 
 
 class LocalBackend:
@@ -82,6 +87,7 @@ class LocalBackend:
         self._stop_reference_pool()  # under its lock: a background warm-up cannot restart it
         if self._reference_timer is not None:
             self._reference_timer.cancel()
+        cgroups.close_shared()
 
     @property
     def closed(self) -> bool:
@@ -90,7 +96,12 @@ class LocalBackend:
     @property
     def status(self) -> BackendStatus:
         assert self.sandbox is not None and self.pool is not None, "start() first"
-        return BackendStatus(self.sandbox.backend, self.pool.live_workers, self.sandbox.warning)
+        return BackendStatus(
+            self.sandbox.backend,
+            self.pool.live_workers,
+            self.sandbox.warning,
+            cgroups=self.sandbox.cgroups.mode,
+        )
 
     def _command(self, backend: Backend, role: str = "learner") -> Any:
         return pool_command(self.settings, backend, role)
@@ -122,6 +133,7 @@ class LocalBackend:
                     1,
                     "reference",
                     self.settings.worker_start_timeout,
+                    cgroups.shared_tree(self.settings.cgroups)[0],
                 )
                 pool.start()
                 self._reference_pool = pool
@@ -177,28 +189,34 @@ def start_checked_pool(
     """A started pool of ``role`` workers in the sandbox the settings ask for, after its
     self-check; the unsafe ``process`` fallback only where the settings allow it."""
     s = settings
+    try:
+        tree, kernel = cgroups.shared_tree(s.cgroups)
+    except cgroups.CgroupError as exc:  # DRILL_CGROUPS=v1 or v2, and that one is unusable
+        raise SandboxUnavailable(str(exc)) from None
     reason: str | None = None
     if s.sandbox in ("auto", "bwrap"):
         bwrap = find_bwrap(s.bwrap_path)
         reason = bwrap_works(bwrap) if bwrap else "bubblewrap (bwrap) is not installed"
         if reason is None:
-            pool = WorkerPool(pool_command(s, "bwrap", role), size, role, s.worker_start_timeout)
+            pool = WorkerPool(
+                pool_command(s, "bwrap", role), size, role, s.worker_start_timeout, tree
+            )
             try:
                 pool.start()
                 reason = selfcheck(s, pool, probe_port)
             except SandboxError as exc:
                 reason = str(exc)
             if reason is None:
-                log.info("sandbox: bubblewrap, %d warm %s workers", size, role)
-                return pool, SandboxStatus("bwrap", None)
+                log.info("sandbox: bubblewrap, %d warm %s workers, %s", size, role, kernel.mode)
+                return pool, SandboxStatus("bwrap", None, kernel)
             pool.close()
         if s.sandbox == "bwrap":
             raise SandboxUnavailable(f"DRILL_SANDBOX=bwrap but the sandbox is unusable: {reason}")
     warning = PROCESS_WARNING + (f" (bubblewrap: {reason})" if reason else "")
     log.warning(warning)
-    pool = WorkerPool(pool_command(s, "process", role), size, role, s.worker_start_timeout)
+    pool = WorkerPool(pool_command(s, "process", role), size, role, s.worker_start_timeout, tree)
     pool.start()
-    return pool, SandboxStatus("process", warning)
+    return pool, SandboxStatus("process", warning, kernel)
 
 
 def selfcheck(settings: Settings, pool: WorkerPool, probe_port: int | None = None) -> str | None:
@@ -241,7 +259,30 @@ def selfcheck(settings: Settings, pool: WorkerPool, probe_port: int | None = Non
     ]
     if report.get("uid") == 0:
         problems.append("runs as root")
+    if pool.cgroups is not None:
+        problems += _outside_job_cgroup(pool.cgroups.mode, report.get("cgroup"))
     return "; ".join(problems) or None
+
+
+def _outside_job_cgroup(mode: str, own: object) -> list[str]:
+    """The canary's own /proc/self/cgroup: a job must run in its worker's job cgroup, in
+    the pids and memory hierarchies (v1) or the unified one (v2)."""
+    lines = own.splitlines() if isinstance(own, str) else []
+    paths: dict[str, str] = {}
+    for line in lines:
+        number, _, rest = line.partition(":")
+        controllers, _, path = rest.partition(":")
+        if mode == "v2" and number == "0":
+            paths["cgroup v2"] = path
+        for name in controllers.split(","):
+            if mode == "v1" and name in ("pids", "memory"):
+                paths[name] = path
+    wanted = ["cgroup v2"] if mode == "v2" else ["pids", "memory"]
+    return [
+        f"a job runs outside its {name} cgroup ({paths.get(name, 'not listed')})"
+        for name in wanted
+        if not paths.get(name, "").endswith("/job")
+    ]
 
 
 class _LazyPool:

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from graders.cgroups import CgroupError, CgroupTree, WorkerCgroup
 from graders.errors import PoolBusy, WorkerLost
 from graders.harness import wire
 from graders.harness.wire import FrameType
@@ -53,9 +54,13 @@ WATCH_INTERVAL = 0.5  # how often idle workers are checked for death
 class WorkerProcess:
     """One warm worker process and its control socket."""
 
-    def __init__(self, command: Callable[[int], list[str]], name: str) -> None:
+    def __init__(
+        self, command: Callable[[int], list[str]], name: str, cgroups: CgroupTree | None = None
+    ) -> None:
         self.command = command
         self.name = name
+        # Its own cgroup, and one for each of its jobs (graders/cgroups.py); None: rlimits only.
+        self.cgroup: WorkerCgroup | None = cgroups.worker(name) if cgroups is not None else None
         self.proc: subprocess.Popen[bytes] | None = None
         self.ctrl: socket.socket | None = None
         self.versions: dict[str, str] = {}
@@ -86,9 +91,12 @@ class WorkerProcess:
 
     def _launch(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        command = self.command(theirs.fileno())
+        if self.cgroup is not None:
+            command = self.cgroup.command(command)
         try:
             self.proc = subprocess.Popen(
-                self.command(theirs.fileno()),
+                command,
                 pass_fds=[theirs.fileno()],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -120,6 +128,8 @@ class WorkerProcess:
             except (ProcessLookupError, PermissionError):
                 self.proc.kill()
             self.proc.wait(timeout=10)
+        if self.cgroup is not None:
+            self.cgroup.remove()
 
     def healthy(self) -> bool:
         return self.alive and self.proc is not None and self.proc.poll() is None
@@ -193,10 +203,41 @@ class WorkerProcess:
         self.jobs += 1
         child = spare.header.get("pid")
         try:
-            return _Exchange(self, job, limits, started, job_w, res_r, child).run()
+            if self.cgroup is not None:
+                self._enter_job_cgroup(child, limits)
+            outcome = _Exchange(self, job, limits, started, job_w, res_r, child).run()
         finally:
             _close(job_w)
             _close(res_r)
+        if self.cgroup is not None:
+            self._note_cgroup(outcome)
+        return outcome
+
+    def _enter_job_cgroup(self, child: Any, limits: JobLimits) -> None:
+        """Before the job is written: nothing of the last job is left in the job cgroup,
+        and the spare child is in it, under this job's limits. A worker whose cgroup
+        cannot be used is lost; the job goes to another worker."""
+        assert self.cgroup is not None
+        try:
+            if not isinstance(child, int) or isinstance(child, bool):
+                raise CgroupError(0, f"the spare child's pid is {child!r}")
+            self.cgroup.empty_job()
+            self.cgroup.start_job(child, limits.memory_bytes, limits.processes)
+        except CgroupError as exc:
+            self.alive = False
+            raise WorkerLost(f"{self.name}: its job cgroup cannot be used: {exc}") from None
+
+    def _note_cgroup(self, outcome: JobOutcome) -> None:
+        """What the job cgroup saw: a kill at its memory limit is the memory verdict's."""
+        assert self.cgroup is not None
+        try:
+            usage = self.cgroup.job_usage()
+        except CgroupError as exc:
+            log.warning("%s: cannot read its job cgroup: %s", self.name, exc)
+            return
+        if usage.oom_killed and outcome.killed_for is None:
+            outcome.killed_for = "memory"
+        outcome.pids_limited = usage.pids_limited
 
     def _expect_exit(self, deadline: float) -> wire.Frame:
         self._owes_exit = False
@@ -360,11 +401,13 @@ class WorkerPool:
         size: int,
         name: str,
         start_timeout: float = 120.0,
+        cgroups: CgroupTree | None = None,
     ) -> None:
         self.command = command
         self.size = size
         self.name = name
         self.start_timeout = start_timeout
+        self.cgroups = cgroups
         self._idle: queue.Queue[WorkerProcess] = queue.Queue()
         self._all: set[WorkerProcess] = set()
         self._lock = threading.Lock()
@@ -389,7 +432,15 @@ class WorkerPool:
     def _spawn(self, errors: list[BaseException] | None = None) -> None:
         with self._lock:
             self._counter += 1
-            worker = WorkerProcess(self.command, f"{self.name}-worker-{self._counter}")
+            name = f"{self.name}-worker-{self._counter}"
+        try:
+            worker = WorkerProcess(self.command, name, self.cgroups)
+        except CgroupError as exc:
+            if errors is not None:
+                errors.append(exc)
+            else:
+                log.error("could not make a cgroup for a worker: %s", exc)
+            return
         try:
             worker.start(self.start_timeout, self._launcher)
         except BaseException as exc:
@@ -463,9 +514,11 @@ class WorkerPool:
             if worker.retired:
                 return
             worker.retired = True
-        log.warning(
-            "%s worker lost (%s); starting a replacement", self.name, worker.describe_death()
-        )
+            closing = self._closed
+        if not closing:  # a pool shutting down stops its workers itself
+            log.warning(
+                "%s worker lost (%s); starting a replacement", self.name, worker.describe_death()
+            )
         worker.stop()
         with self._lock:
             self._all.discard(worker)

@@ -27,7 +27,7 @@ from nats.aio.msg import Msg
 from nats.errors import Error as NatsError
 from nats.errors import TimeoutError as NatsTimeout
 
-from graders import queue
+from graders import cgroups, queue
 from graders.errors import SandboxError
 from graders.jobs import EnvelopeError, Job, JobOutcome
 from graders.local import SandboxStatus, start_checked_pool
@@ -75,10 +75,11 @@ class QueueWorker:
                     queue.consumer(self.role), queue.STREAM, pending_msgs_limit=self.slots
                 )
                 log.warning(
-                    "drill worker ready: role %s, %d slot(s), sandbox %s, queue %s",
+                    "drill worker ready: role %s, %d slot(s), sandbox %s, %s, queue %s",
                     self.role,
                     self.slots,
                     sandbox.backend,
+                    sandbox.cgroups.describe(),
                     self.settings.queue,
                 )
                 await self._pull(nc, sub)
@@ -90,6 +91,7 @@ class QueueWorker:
                     await nc.close()
         finally:
             pool.close()
+            cgroups.close_shared()
             self._threads.shutdown(wait=False)
         log.warning("drill worker stopped after %d job(s)", self.graded)
 

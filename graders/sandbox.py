@@ -35,6 +35,9 @@ ENCODED_TEXT_BYTES = 4 * 1024 * 1024
 # The whole environment of a worker. torch needs an existing cache folder name at import.
 WORKER_ENV = {
     "OMP_NUM_THREADS": "1",
+    # glibc gives each new thread a malloc arena of its own: 64 MiB of address space
+    # reserved, which RLIMIT_AS counts as if used. Two arenas serve a job's few threads.
+    "MALLOC_ARENA_MAX": "2",
     "MKL_NUM_THREADS": "1",
     "PYTHONDONTWRITEBYTECODE": "1",
     "TORCHINDUCTOR_CACHE_DIR": "/tmp",

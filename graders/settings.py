@@ -30,6 +30,9 @@ class Settings(BaseSettings):
     workers: int = Field(default_factory=lambda: os.cpu_count() or 2, ge=1, le=64)
     bwrap_path: str = "bwrap"
     worker_start_timeout: float = Field(120.0, gt=0)
+    # A cgroup per worker and per job (pids.max, a memory limit): "auto" uses v2 where a
+    # delegated subtree is writable, else v1, else none; "off" keeps the rlimits alone.
+    cgroups: Literal["auto", "v2", "v1", "off"] = "auto"
 
     # Per-child limits (an exercise may lower or raise its own within the maxima)
     cpu_seconds: float = Field(5.0, gt=0, le=60)

@@ -117,7 +117,7 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
                     f"{_text(test_id)!r}); did your code write to the grader's channel?",
                     duration,
                 )
-            results[test_id] = _test_result(ctx, frame)
+            results[test_id] = _test_result(ctx, frame, outcome.pids_limited)
 
     stop = None
     if len(results) < len(ctx.ids):
@@ -168,7 +168,7 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
     )
 
 
-def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
+def _test_result(ctx: Context, frame: wire.Frame, pids_limited: bool = False) -> TestResult:
     h = frame.header
     test_id = h["id"]
     options = ctx.reference.options(test_id)
@@ -239,7 +239,11 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
         )
     if status == "raised":
         message, traceback = _exception_message(
-            h.get("error"), h.get("last_call"), ctx.limits, _text(h.get("returned"))[:200]
+            h.get("error"),
+            h.get("last_call"),
+            ctx.limits,
+            _text(h.get("returned"))[:200],
+            pids_limited,
         )
         if call is not None and not message.startswith("the test failed before"):
             message = f"In {call}:\n{message}"
@@ -255,7 +259,7 @@ def _test_result(ctx: Context, frame: wire.Frame) -> TestResult:
 
 
 def _exception_message(
-    error: Any, last_call: Any, limits: JobLimits, returned: str = ""
+    error: Any, last_call: Any, limits: JobLimits, returned: str = "", pids_limited: bool = False
 ) -> tuple[str, str]:
     error = error if isinstance(error, dict) else {}
     kind = _text(error.get("type")) or "Exception"
@@ -271,6 +275,13 @@ def _exception_message(
             "output limit exceeded: your code wrote more than "
             f"{limits.raw_output_bytes // 1024} KiB "
             f"to stdout/stderr{where}",
+            traceback,
+        )
+    if pids_limited and kind == "RuntimeError" and "can't start new thread" in text:
+        # The job cgroup's pids.max refused it (the server read the kernel's count).
+        return (
+            f"your code started more threads than the limit of {limits.processes} allows "
+            f"(RuntimeError: {text}){where}",
             traceback,
         )
     if kind == "RecursionError":
@@ -334,6 +345,8 @@ def _stop_reason(ctx: Context, outcome: JobOutcome) -> str:
         return f"timed out after {limits.wall_seconds:g} s"
     if outcome.killed_for == "result_size":
         return f"your result is larger than the limit of {limits.result_bytes // 2**20} MiB"
+    if outcome.killed_for == "memory":  # the kernel stopped it at the job cgroup's limit
+        return _memory_message(limits)
     if outcome.worker_lost:
         return (
             "the sandbox stopped unexpectedly while running your code; please submit again "

@@ -19,5 +19,6 @@ def healthz(service: ServiceDep) -> Health:
         sandbox=status.sandbox,
         workers=status.workers,
         queue=status.queue,
+        cgroups=status.cgroups,
         problem=None if status.healthy else status.warning,
     )

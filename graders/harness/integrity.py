@@ -92,7 +92,10 @@ class Snapshot:
             if version is not None and _version(d) == version:
                 continue
             if exact and len(d) != len(keys):
-                added = sorted(set(d) - set(keys), key=str)
+                # Python itself adds __warningregistry__ to a module from whose code a
+                # warning is issued, even an ignored one (a learner's unclosed file freed
+                # while a harness function runs): no tampering.
+                added = sorted(set(d) - set(keys) - {"__warningregistry__"}, key=str)
                 if added:
                     return f"{name}.{added[0]} was added"
             now = list(map(d.get, keys))

@@ -42,7 +42,13 @@ def run_selfcheck(header: dict[str, Any]) -> dict[str, Any]:
     except OSError:
         interfaces = []
     network += [name for name in interfaces if name != "lo"]
+    try:
+        with open("/proc/self/cgroup") as own:
+            cgroup = own.read(4096)
+    except OSError:
+        cgroup = ""
     return {
+        "cgroup": cgroup,
         "visible_paths": visible,
         "writable": writable,
         "network": network,

@@ -39,6 +39,7 @@ from graders.harness.wire import FrameType
 
 MAX_JOB = wire.MAX_JOB
 MAX_FDS = 64
+NPROC_WARM_TASKS = 32  # the worker's own tasks, which RLIMIT_NPROC counts with the job's
 PREWARM_LIMITS = {"output_bytes": 4096, "result_bytes": 1 << 20}
 # Built once in the warm worker (main); run by each spare child while it waits.
 PREWARM: tuple[dict[str, Any], bytes] | None = None
@@ -357,6 +358,28 @@ def _setrlimit(name: str, value: tuple[int, int]) -> None:
         ) from None
 
 
+def in_job_cgroup(own: str | None = None) -> bool:
+    """Whether this child runs in a job cgroup with both a pids and a memory limit (the
+    server moves it there before it sends the job; graders/cgroups.py). Read from the
+    kernel before any learner code runs, so nothing a job does can change the answer."""
+    if own is None:
+        try:
+            with open("/proc/self/cgroup") as file:
+                own = file.read(8192)
+        except OSError:
+            return False
+    found: set[str] = set()
+    for line in own.splitlines():
+        number, _, rest = line.partition(":")
+        controllers, _, path = rest.partition(":")
+        if not path.endswith("/job"):
+            continue
+        if number == "0" and controllers == "":
+            found |= {"pids", "memory"}  # v2: one hierarchy, both controllers
+        found |= set(controllers.split(",")) & {"pids", "memory"}
+    return found == {"pids", "memory"}
+
+
 def limit(limits: dict[str, Any]) -> None:  # pragma: no cover - in the child
     """Apply the job's resource limits. Every limit is set explicitly, so none that the
     child inherited decides a verdict: the job's own ones below, every other one back to
@@ -364,10 +387,16 @@ def limit(limits: dict[str, Any]) -> None:  # pragma: no cover - in the child
     # CPU: the job's allowance on top of what the warm-up already used.
     used = resource.getrusage(resource.RUSAGE_SELF)
     cpu = int(limits["cpu_seconds"]) + round(used.ru_utime + used.ru_stime)
-    # Address space: what the warm worker already maps plus the learner's allowance.
+    # Address space: what the warm worker already maps plus the learner's allowance. An
+    # allocation past it is a MemoryError at the learner's line; the job cgroup's memory
+    # limit (a little above) bounds what address space does not show: memfds, pipes,
+    # kernel memory, pages copied on write.
     memory = _vm_size() + int(limits["memory_bytes"])
     # Caps raw writes to the output capture (and any file, though none is writable).
     fsize = int(limits["raw_output_bytes"])
+    # In a job cgroup, its pids.max is the exact count of the job's tasks, and this one a
+    # backstop with room for the warm worker's own tasks, which it counts too.
+    nproc = int(limits["processes"]) + (NPROC_WARM_TASKS if in_job_cgroup() else 0)
     own = {
         "RLIMIT_CPU": (cpu, cpu + 1),
         "RLIMIT_AS": (memory, memory),
@@ -375,10 +404,12 @@ def limit(limits: dict[str, Any]) -> None:  # pragma: no cover - in the child
         "RLIMIT_DATA": (memory, memory),
         "RLIMIT_FSIZE": (fsize, fsize),
         "RLIMIT_CORE": (0, 0),
-        "RLIMIT_NPROC": (limits["processes"], limits["processes"]),
+        # Counts every task of the user (in bubblewrap, of its user namespace: the warm
+        # worker's own too), and binds no one the kernel exempts (root outside a namespace).
+        "RLIMIT_NPROC": (nproc, nproc),
         # Few descriptors: memfds and pipes hold memory that RLIMIT_AS does not count
-        # (each memfd is capped by RLIMIT_FSIZE, so this bounds the total;
-        # memory_memfd_bomb.py).
+        # (each memfd is capped by RLIMIT_FSIZE, so this bounds the total without a
+        # memory cgroup; memory_memfd_bomb.py, memory_fd_hoard.py).
         "RLIMIT_NOFILE": (MAX_FDS, MAX_FDS),
     }
     if BASELINE is not None:  # the stack, locked memory, RSS, queues, nice, ...

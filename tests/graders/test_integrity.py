@@ -8,6 +8,7 @@ import marshal
 import os
 import sys
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -67,6 +68,26 @@ def test_the_snapshot_names_what_changed():
     assert snapshot.changed() == "library_like.function was replaced"
     library.function = original
     module.extra = 1
+    assert snapshot.changed() == "harness_like.extra was added"
+
+
+def test_a_warning_issued_from_harness_code_is_not_tampering():
+    """Python adds __warningregistry__ to the module whose code a warning comes from, even
+    when the warning is ignored: a learner's unclosed socket, freed while a harness
+    function runs, did that (memory_fd_hoard.py in the process backend)."""
+    module = types.ModuleType("harness_like")
+    exec(
+        "import warnings\ndef helper():\n    warnings.warn('unclosed socket', ResourceWarning)\n",
+        vars(module),
+    )
+    snapshot = integrity.Snapshot()
+    snapshot.exact("harness_like", vars(module))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module.helper()
+    assert "__warningregistry__" in vars(module)
+    assert snapshot.changed() is None
+    module.extra = 1  # anything else added is still seen
     assert snapshot.changed() == "harness_like.extra was added"
 
 

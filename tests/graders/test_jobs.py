@@ -105,6 +105,7 @@ def outcome_meta(**changes: Any) -> dict[str, Any]:
         "maxrss_kb": 1024,
         "worker_lost": False,
         "elapsed": 0.25,
+        "pids_limited": False,
     }
     meta.update(changes)
     return meta

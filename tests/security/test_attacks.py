@@ -61,20 +61,28 @@ HEALTH_TIMEOUT = 30.0  # a replaced worker imports torch before it reports ready
 # --- the programs' headers ---
 
 
-def parse_expect(path: Path) -> dict[str, str]:
+def parse_expect(path: Path, cgroups: str = "v1") -> dict[str, str]:
     """``# expect: key=value key~="regex" ...`` -> {"key": value, "key~": regex}.
 
-    ``# expect-as-root:`` overrides keys when the tests (and so the server) run as root,
-    for the one documented gap that depends on it.
+    What a limit of the job cgroups stops is different on a server without them
+    (``cgroups`` is what its /healthz reports): ``# expect-without-cgroups:`` then
+    overrides keys, and ``# expect-as-root-without-cgroups:`` too when the tests (and so
+    the server) run as root, whom the kernel exempts from RLIMIT_NPROC.
     """
     text = path.read_text()
     match = re.search(r"^# expect: (.*)$", text, re.M)
     assert match, f"{path.name} has no '# expect:' line"
     tokens = shlex.split(match.group(1))
-    as_root = re.search(r"^# expect-as-root: (.*)$", text, re.M)
-    if as_root and os.geteuid() == 0:
-        tokens += shlex.split(as_root.group(1))
-        tokens = [t for t in tokens if not t.startswith("test_message~=")]
+    overrides = []
+    if cgroups == "none":
+        overrides.append(re.search(r"^# expect-without-cgroups: (.*)$", text, re.M))
+        if os.geteuid() == 0:
+            overrides.append(re.search(r"^# expect-as-root-without-cgroups: (.*)$", text, re.M))
+    for override in overrides:
+        if override:
+            tokens += shlex.split(override.group(1))
+            if "test_message~=" not in override.group(1):
+                tokens = [t for t in tokens if not t.startswith("test_message~=")]
     expect: dict[str, str] = {}
     for token in tokens:
         key, op, value = re.fullmatch(r"([a-z_]+)(~?=)(.*)", token).groups()  # type: ignore[union-attr]
@@ -102,6 +110,7 @@ class Target:
     secrets: list[str] = field(default_factory=list)
     listener: socket.socket | None = None
     worker: Node | None = None  # the grading machine, when jobs go through the queue
+    cgroups: str = "none"  # what the grading machine's /healthz or log reports
 
     def code(self, path: Path) -> str:
         text = path.read_text()
@@ -163,7 +172,10 @@ class _TargetFactory(dict):  # type: ignore[type-arg]
     def __missing__(self, sandbox: str) -> Target:
         """``bwrap`` and ``process``: one ``drill serve`` with its own pool; ``queue``: an
         API node with no sandbox, and a ``drill worker`` (two slots) and a reference
-        worker behind a real nats-server: the attacks then run on a grading machine."""
+        worker behind a real nats-server: the attacks then run on a grading machine;
+        ``no-cgroups``: ``drill serve`` with the ``process`` backend and no cgroups, the
+        proofs' server: it keeps every resource limit, and root is exempt from
+        RLIMIT_NPROC outside a user namespace."""
         base = self.tmp.mktemp(f"attack-{sandbox}")
         token = uuid.uuid4().hex[:16]
         canary = f"DRILL-CANARY-{uuid.uuid4().hex}"
@@ -193,6 +205,10 @@ class _TargetFactory(dict):  # type: ignore[type-arg]
             cluster.start_worker("reference", "reference", DRILL_SANDBOX="bwrap")
             workers = cluster.start_worker("learner", "learner", DRILL_SANDBOX="bwrap")
             context = running_server(var, port, **cluster.api_env("api", DRILL_VAR_DIR=str(var)))
+        elif sandbox == "no-cgroups":
+            context = running_server(
+                var, port, DRILL_SANDBOX="process", DRILL_CGROUPS="off", **common
+            )
         else:
             context = running_server(var, port, DRILL_SANDBOX=sandbox, **common)
         server = context.__enter__()
@@ -215,9 +231,19 @@ class _TargetFactory(dict):  # type: ignore[type-arg]
         target = Target(server, port, values, [canary, marker], listener, workers)
         health = target.health()
         if workers is None:
-            assert health["sandbox"] == sandbox, health
+            assert health["sandbox"] == sandbox.replace("no-cgroups", "process"), health
+            target.cgroups = health["cgroups"]
         else:
             assert health.get("queue") == "nats" and "sandbox" not in health, health
+            ready = re.search(r"cgroups: (v1|v2|none)", workers.text())
+            assert ready, workers.text()[-3000:]
+            target.cgroups = ready.group(1)
+        if sandbox == "no-cgroups":
+            assert target.cgroups == "none", health
+        elif os.environ.get("DRILL_CGROUPS") != "off":
+            # The suite runs where cgroups are usable (CI is): without them the attacks
+            # that only a cgroup stops would be judged by their weaker expectations.
+            assert target.cgroups in ("v1", "v2"), (sandbox, health)
         self[sandbox] = target
         return target
 
@@ -340,7 +366,7 @@ def test_the_suite_is_large_and_well_formed() -> None:
 
 @pytest.mark.parametrize("path", ATTACKS, ids=[p.name for p in ATTACKS])
 def test_attack(bwrap_target: Target, path: Path) -> None:
-    expect = parse_expect(path)
+    expect = parse_expect(path, bwrap_target.cgroups)
     kind = expect.get("kind", "verdict")
     result = bwrap_target.submit(bwrap_target.code(path))
     check_verdict(path, expect, result)
@@ -380,7 +406,8 @@ def check_planter(
 PROVABLE = [
     p
     for p in ATTACKS
-    if parse_expect(p).get("proof") in ("process", "direct", "same-process", "direct-pair")
+    if parse_expect(p).get("proof")
+    in ("process", "direct", "same-process", "direct-pair", "no-cgroups")
 ]
 
 
@@ -405,11 +432,12 @@ PROBE = (
 )
 PLANT = "import runpy, sys\nruns = runpy.run_path(sys.argv[1])\nruns['plant']()\n"
 PLANT_THEN_PROBE = (
-    "import json, runpy, sys\n"
+    "import json, os, runpy, sys\n"
     "planter = runpy.run_path(sys.argv[1])\n"
     "planter['plant']()\n"
     "finder = runpy.run_path(sys.argv[2])\n"
-    "print('REPORT ' + json.dumps(finder['probe']()))\n"
+    "print('REPORT ' + json.dumps(finder['probe']()), flush=True)\n"
+    "os._exit(0)  # a planter may leave threads that would keep the interpreter alive\n"
 )
 
 
@@ -419,7 +447,21 @@ def test_the_check_detects_the_leak_unconfined(
 ) -> None:
     expect = parse_expect(path)
     proof = expect["proof"]
-    if proof == "process":
+    if proof == "no-cgroups":
+        # The same attack where the jobs have every resource limit but no cgroup: it gets
+        # through (a pass, and its report of what it took), so the cgroup is what stops it.
+        # (test_attack shows the cgroup stopping it; test_cgroup_alone_stops_it, on the
+        # same backend as here with cgroups on.)
+        target = _targets["no-cgroups"]
+        result = target.submit(target.code(path))
+        without = parse_expect(path, "none")
+        if os.geteuid() != 0 and "pass" not in without["status"]:
+            # Not root: RLIMIT_NPROC binds here, and only root could show the gap.
+            check_verdict(path, without, result)
+            return
+        assert result["status"] == "pass", describe(result)
+        got = report(result)
+    elif proof == "process":
         target = _targets["process"]
         result = target.submit(target.code(path))
         if expect.get("kind") == "plant":
@@ -446,3 +488,18 @@ def test_the_check_detects_the_leak_unconfined(
         assert got["tried"] >= 3
         return
     assert got["found"], f"{path.name}: the unconfined run found nothing: {got}"
+
+
+CGROUP_GUARDED = [p for p in ATTACKS if parse_expect(p).get("proof") == "no-cgroups"]
+
+
+@pytest.mark.parametrize("path", CGROUP_GUARDED, ids=[p.name for p in CGROUP_GUARDED])
+def test_cgroup_alone_stops_it(_targets: dict[str, Target], path: Path) -> None:
+    """The other half of a ``no-cgroups`` proof: on the same backend (plain processes, no
+    user namespace, the same resource limits) with cgroups on, the attack is stopped, with
+    the verdict it gets in bubblewrap. Only the cgroup differs between the two runs."""
+    target = _targets["process"]
+    assert target.cgroups in ("v1", "v2"), target.cgroups
+    result = target.submit(target.code(path))
+    check_verdict(path, parse_expect(path, target.cgroups), result)
+    check_still_serving(target)

@@ -1,0 +1,71 @@
+"""Holds more memory than its allowance by keeping part of it where RLIMIT_AS does not look.
+
+It takes anonymous memory (counted by the address-space limit) up to 32 MiB below the
+exercise's 512 MiB allowance, then fills memfd files (each capped at the output cap by
+RLIMIT_FSIZE) and pipe buffers (1 MiB each), as many as its descriptors allow, and as
+many again passed to itself over a Unix socket and closed, so that they sit in the
+socket's queue and take no descriptor. It returns the right answer only if it held all
+of that, and reports how much: a pass means the kernel let a job use more memory than its
+allowance. Only the job's memory cgroup counts all of it.
+"""
+# expect: status=fail test_message~="^memory limit of 512 MiB exceeded$" proof=no-cgroups
+import array
+import fcntl
+import json
+import os
+import socket
+
+import numpy as np
+
+MIB = 2**20
+ALLOWANCE = 512  # MiB: the double exercise's memory_mb
+F_SETPIPE_SZ = 1031
+
+
+def fill(fd, size):
+    view = memoryview(b"h" * MIB)
+    written = 0
+    while written < size:
+        written += os.write(fd, view[: min(MIB, size - written)])
+    return written
+
+
+def double(x):
+    anonymous = [np.ones(2 * MIB // 8) for _ in range((ALLOWANCE - 32) // 2)]  # touched
+    held_anonymous = sum(a.nbytes for a in anonymous)
+    outside = 0
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    kept = []
+    for round_ in range(2):
+        fds = []
+        try:
+            while len(fds) < 48:
+                fd = os.memfd_create("hoard")
+                fds.append(fd)
+                outside += fill(fd, MIB)
+            for _ in range(4):
+                r, w = os.pipe()
+                fds += [r, w]
+                fcntl.fcntl(w, F_SETPIPE_SZ, MIB)
+                os.set_blocking(w, False)
+                try:
+                    while True:
+                        outside += os.write(w, b"p" * 65536)
+                except BlockingIOError:
+                    pass
+        except OSError:
+            pass
+        if round_ == 0:  # park this round in the socket's queue, freeing the descriptors
+            for start in range(0, len(fds), 8):
+                batch = fds[start : start + 8]
+                mine.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", batch))])
+            for fd in fds:
+                os.close(fd)
+        else:
+            kept = fds
+    total = (held_anonymous + outside) // MIB
+    print("REPORT " + json.dumps({
+        "tried": 1,
+        "found": [f"held {total} MiB: {held_anonymous // MIB} MiB anonymous and {outside // MIB} MiB in memfds and pipes ({len(kept)} descriptors open)"],
+    }))
+    return x * 2
