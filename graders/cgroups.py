@@ -101,7 +101,7 @@ def _read(path: Path) -> str:
 
 def _write(path: Path, value: str) -> None:
     try:
-        fd = os.open(path, os.O_WRONLY)
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)  # as the shell's "echo v > file" opens
     except OSError as exc:
         raise CgroupError(exc.errno, f"cannot open {path}: {exc.strerror}") from None
     try:
@@ -119,6 +119,16 @@ def _keyed(text: str, key: str) -> int:
         if len(parts) == 2 and parts[0] == key:
             return int(parts[1])
     return 0
+
+
+def _make(folder: Path) -> None:
+    """A new cgroup: the kernel fills the directory with its control files."""
+    folder.mkdir()
+
+
+def _unmake(folder: Path) -> None:
+    """Remove a cgroup (its control files go with it; it must hold no process)."""
+    folder.rmdir()
 
 
 def _pids(folder: Path) -> list[int]:
@@ -157,7 +167,7 @@ def _remove(folder: Path) -> None:
     for child in sorted((p for p in folder.iterdir() if p.is_dir()), reverse=True):
         _remove(child)
     with contextlib.suppress(FileNotFoundError):
-        folder.rmdir()
+        _unmake(folder)
 
 
 # --- where this process's cgroups are ---
@@ -187,7 +197,10 @@ def _own_groups(proc_cgroup: str) -> tuple[str | None, dict[str, str]]:
     """This process's v2 cgroup path, and its v1 path per controller."""
     unified, v1 = None, {}
     for line in proc_cgroup.splitlines():
-        number, controllers, path = line.split(":", 2)
+        number, _, rest = line.partition(":")
+        controllers, _, path = rest.partition(":")
+        if not path:
+            continue
         if number == "0" and controllers == "":
             unified = path
         for name in controllers.split(","):
@@ -263,13 +276,13 @@ class WorkerCgroup:
         self._counters = (0, 0)
         for folder in self.folders:
             try:
-                folder.mkdir()
+                _make(folder)
                 if self.mode == "v2":
                     _write(
                         folder / "cgroup.subtree_control", " ".join(f"+{c}" for c in CONTROLLERS)
                     )
-                (folder / "warm").mkdir()
-                (folder / "job").mkdir()
+                _make(folder / "warm")
+                _make(folder / "job")
             except OSError as exc:
                 raise CgroupError(exc.errno, f"cannot make the cgroup {folder}: {exc}") from None
 
@@ -438,7 +451,7 @@ def _try_v2(system: _System, name: str) -> tuple[CgroupTree | None, str]:
             _enable_here(own)
         tree = CgroupTree("v2", {c: own for c in CONTROLLERS}, name)
         root = tree.roots["pids"]
-        root.mkdir()
+        _make(root)
         _write(root / "cgroup.subtree_control", " ".join(f"+{c}" for c in CONTROLLERS))
         _probe(tree)
     except OSError as exc:
@@ -464,7 +477,8 @@ def _enable_here(own: Path) -> None:
             f"{own} holds {len(others)} other process(es); run Drill in a cgroup of its own",
         )
     leaf = own / f"drill-self-{os.getpid()}"
-    leaf.mkdir(exist_ok=True)
+    if not leaf.is_dir():
+        _make(leaf)
     _write(leaf / "cgroup.procs", str(os.getpid()))
     _write(own / "cgroup.subtree_control", request)
 
@@ -491,7 +505,7 @@ def _try_v1(system: _System, name: str) -> tuple[CgroupTree | None, str]:
     tree = CgroupTree("v1", bases, name)
     try:
         for folder in tree.folders:
-            folder.mkdir()
+            _make(folder)
         _probe(tree)
     except OSError as exc:
         tree.close()

@@ -188,8 +188,11 @@ def test_every_field_of_an_outcome_round_trips() -> None:
         maxrss_kb=2**40,
         worker_lost=True,
         elapsed=5e-324,
+        pids_limited=True,
     )
     assert read_outcome(outcome.to_bytes()) == outcome
+    killed = JobOutcome(killed_for="memory")  # at the job cgroup's memory limit
+    assert read_outcome(killed.to_bytes()) == killed
     assert read_outcome(JobOutcome().to_bytes()) == JobOutcome()
 
 
@@ -305,6 +308,7 @@ def test_meta_that_is_not_strict_json_is_refused(meta: bytes, message: str) -> N
         ({"maxrss_kb": -1}, "out of range"),
         ({"maxrss_kb": 1.5}, "'maxrss_kb' is float"),
         ({"worker_lost": 0}, "'worker_lost' is int, expected bool"),
+        ({"pids_limited": 1}, "'pids_limited' is int, expected bool"),
     ],
 )
 def test_outcome_fields_of_the_wrong_type_or_range_are_refused(

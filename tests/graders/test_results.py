@@ -86,6 +86,36 @@ def test_a_crash_at_the_first_test_leaves_the_others_not_run() -> None:
     assert [t.message for t in result.tests[1:]] == [ended, ended]
 
 
+def test_a_kill_at_the_job_cgroups_memory_limit_is_the_plain_memory_verdict() -> None:
+    """The kernel's kill at the memory limit reads as the verdict a MemoryError gives, not
+    as a crash (its maximum resident size may be far below the limit: memfds, pipes)."""
+    result = grade(passing("a"), killed_for="memory", exit_code=-9, maxrss_kb=1024)
+    assert result.tests[1].message == "memory limit of 512 MiB exceeded"
+    assert grade(passing("a"), exit_code=-9, maxrss_kb=1024).tests[1].message == (
+        "crashed with SIGKILL"
+    )
+
+
+def raising(name: str, kind: str, message: str) -> wire.Frame:
+    error = {"type": kind, "message": message, "line": 7, "in_learner_code": True}
+    header = {"type": "test", "id": name, "status": "raised", "error": error, "duration_ms": 1}
+    return wire.Frame(header)
+
+
+def test_a_thread_refused_at_pids_max_names_the_thread_limit() -> None:
+    frame = raising("a", "RuntimeError", "can't start new thread")
+    limited = grade(frame, passing("b"), passing("c"), exit_code=0, pids_limited=True)
+    assert limited.tests[0].message == (
+        "your code started more threads than the limit of 64 allows "
+        "(RuntimeError: can't start new thread) (line 7)"
+    )
+    # Refused for another reason (the address space its stacks reserve): as it was.
+    other = grade(frame, passing("b"), passing("c"), exit_code=0)
+    assert (
+        other.tests[0].message == "your code raised RuntimeError: can't start new thread (line 7)"
+    )
+
+
 def test_a_whole_result_is_never_not_run() -> None:
     with pytest.raises(ValidationError, match="only a test is not_run"):
         GradeResult(exercise="ex", track="numpy", mode="run", status=Status.NOT_RUN, message="")
