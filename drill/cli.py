@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from graders.errors import DrillError, UnknownExercise
 from graders.results import TRUNCATION_MARKER, GradeResult, Status, TestResult
+from drill.malloc import pin_mmap_threshold
 from graders.settings import get_settings
 
 if TYPE_CHECKING:
@@ -618,6 +619,7 @@ def _worker(args: argparse.Namespace) -> int:
     if not settings.queue:
         print("drill: drill worker needs DRILL_QUEUE=nats://HOST:PORT", file=sys.stderr)
         return 2
+    pin_mmap_threshold()  # it reads every job's result, for hours
     logging.getLogger("drill").setLevel(logging.INFO)
     return serve_worker(settings, args.role)
 
@@ -628,6 +630,7 @@ def _serve(args: argparse.Namespace, settings: AppSettings | None = None) -> int
     from app.main import create_app
 
     settings = settings or serve_settings(args)
+    pin_mmap_threshold()  # it reads every job's result, for hours
     logging.getLogger("drill").setLevel(logging.INFO)
     print(f"Drill: starting on http://{settings.host}:{settings.port} (Ctrl+C stops)", flush=True)
     uvicorn.run(

@@ -35,7 +35,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -626,8 +626,3 @@ def tree_of(pid: int) -> CgroupTree | None:
             return CgroupTree("v2", {c: folder for c in CONTROLLERS}, name)
     return None
 
-
-def walk(tree: CgroupTree) -> Iterator[Path]:
-    """Every directory of the tree (for tests and the soak bench)."""
-    for folder in tree.folders:
-        yield from (p for p in folder.rglob("*") if p.is_dir())
