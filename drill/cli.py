@@ -12,9 +12,9 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from drill.malloc import pin_mmap_threshold
 from graders.errors import DrillError, UnknownExercise
 from graders.results import TRUNCATION_MARKER, GradeResult, Status, TestResult
-from drill.malloc import pin_mmap_threshold
 from graders.settings import get_settings
 
 if TYPE_CHECKING:

@@ -625,4 +625,3 @@ def tree_of(pid: int) -> CgroupTree | None:
         if folder is not None and (folder / name).is_dir():
             return CgroupTree("v2", {c: folder for c in CONTROLLERS}, name)
     return None
-
