@@ -6,6 +6,7 @@ import re
 
 import httpx
 from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.catalog import shipped_exercises_dir
 
@@ -51,10 +52,18 @@ def show_code(page: Page) -> None:
 def replace_code(page: Page, code: str) -> None:
     """Replace the editor's text the way a paste does (no auto-indent of typed lines)."""
     show_code(page)
-    editor(page).click()
+    box = editor(page)
+    box.click()
+    # Keys typed while the focus is elsewhere are lost without a trace: check where it is,
+    # and that the editor holds the code before the test goes on.
+    expect(box).to_be_focused()
     page.keyboard.press("Control+A")
     page.keyboard.press("Delete")
     page.keyboard.insert_text(code)
+    try:
+        page.wait_for_function("code => window.DrillPage.editor.getValue() === code", arg=code)
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"the editor does not hold the pasted code: {editor_text(page)!r}") from None
 
 
 def results(page: Page) -> Locator:

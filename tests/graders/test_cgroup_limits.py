@@ -4,6 +4,7 @@ memory_fd_hoard.py, proc_thread_bomb_small_stacks.py, proc_threads_outlive_entry
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -120,13 +121,41 @@ def test_a_pool_empties_the_job_cgroup_before_each_job(tmp_path: Path) -> None:
         stray.wait()
 
 
+# In a fresh interpreter: the suite's own process may hold other graders' workers.
+CLOSE_PROGRAM = """
+import json, os, sys
+from pathlib import Path
+from graders import cgroups
+from graders.grading import Grader
+from tests.conftest import make_settings
+
+var, exercises = map(Path, sys.argv[1:3])
+with Grader(make_settings(var, exercises, workers=1)) as grader:
+    tree = cgroups.tree_of(os.getpid())
+    during = {
+        "status": grader.status.cgroups,
+        "workers": tree.counts()["workers"] if tree else None,
+        "folders": [str(folder) for folder in tree.folders] if tree else [],
+    }
+after = cgroups.tree_of(os.getpid())
+print(json.dumps({**during, "after": None if after is None else [str(f) for f in after.folders]}))
+"""
+
+
 def test_a_closed_grader_leaves_no_cgroup_behind(tmp_path: Path) -> None:
     exercises = tmp_path / "exercises"
     shutil.copytree(TEST_EXERCISES / "double", exercises / "double")
-    with Grader(make_settings(tmp_path / "var", exercises, workers=1)) as grader:
-        assert grader.status.cgroups in ("v1", "v2")
-        tree = cgroups.tree_of(os.getpid())
-        assert tree is not None and tree.counts()["workers"] == 1
-        folders = tree.folders
-    assert not any(folder.exists() for folder in folders), folders
-    assert cgroups.tree_of(os.getpid()) is None
+    done = subprocess.run(
+        [sys.executable, "-c", CLOSE_PROGRAM, str(tmp_path / "var"), str(exercises)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["status"] in ("v1", "v2"), seen
+    assert seen["workers"] == 1, seen
+    assert seen["folders"], seen
+    assert not any(Path(folder).exists() for folder in seen["folders"]), seen
+    assert seen["after"] is None, seen

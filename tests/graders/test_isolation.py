@@ -26,6 +26,8 @@ import os
 HALVES = ({first!r}, {second!r})
 CONTROL = ({control_first!r}, {control_second!r})
 CONTROL_LITERAL = {control!r}
+ROOTS = {roots!r}
+SKIP = {skip!r}
 
 
 def contains(data, halves):
@@ -58,10 +60,16 @@ def scan_memory():
     return scanned, found, control
 
 
+def walk():
+    for root in ROOTS:
+        for top, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if os.path.join(top, d) not in SKIP]
+            yield top, dirs, files
+
+
 def scan_files():
     read, found, where = 0, False, ""
-    for top, dirs, files in os.walk("/"):
-        dirs[:] = [d for d in dirs if os.path.join(top, d) not in ("/proc", "/sys", "/dev")]
+    for top, dirs, files in walk():
         for name in files:
             path = os.path.join(top, name)
             try:
@@ -114,6 +122,13 @@ def _report(output: str) -> dict[str, str]:
     )
 
 
+# The file scan reads every file the sandbox can see (about 150 000 on the development
+# machine, most of /usr): split in three jobs so that each stays well inside the largest
+# limits an exercise may have, even with a cold page cache on a loaded machine.
+BIG = ("/usr/lib", "/usr/share")
+SCANS = [(["/usr/lib"], []), (["/usr/share"], []), (["/"], ["/proc", "/sys", "/dev", *BIG])]
+
+
 def test_a_submission_cannot_find_a_reference_marker(tmp_path: Path) -> None:
     marker = f"DRILL-SECRET-{uuid.uuid4().hex}"
     control = f"DRILL-CONTROL-{uuid.uuid4().hex}"
@@ -122,33 +137,36 @@ def test_a_submission_cannot_find_a_reference_marker(tmp_path: Path) -> None:
     solution = exercises / "double" / "numpy" / "solution.py"
     solution.write_text(f"SECRET = {marker!r}\n\n\ndef double(x):\n    return x * 2\n")
     toml = exercises / "double" / "exercise.toml"
-    # Reading every file the sandbox can see takes most of a minute on 2 cores (the venv
-    # alone holds thousands): the largest limits an exercise may have.
     toml.write_text(
         toml.read_text()
         .replace("cpu_seconds = 2", "cpu_seconds = 60")
         .replace("wall_seconds = 3", "wall_seconds = 120")
     )
-    code = SEARCH.format(
-        first=marker[:20],
-        second=marker[20:],
-        control_first=control[:20],
-        control_second=control[20:],
-        control=control,
-    )
-    assert marker not in code
+    files = 0
     with Grader(make_settings(tmp_path / "var", exercises, workers=1)) as grader:
-        # The reference runs first (in its own pool), so its marker was in a sandbox.
-        result = grader.grade("double", "numpy", code, "run")
-    assert result.status == "pass", result
-    report = _report(result.tests[0].output)
-    assert report["control"] == "True", "the memory scan must find the control marker"
-    assert int(report["memory"]) > 50_000_000, "the scan must cover the warm worker's memory"
-    assert int(report["files"]) > 1000, "the file scan must read the visible file system"
-    assert int(report["procs"]) >= 1
-    assert report["in_memory"] == "False"
-    assert report["in_files"] == "False", report["where"]
-    assert report["in_procs"] == "False"
+        for roots, skip in SCANS:
+            code = SEARCH.format(
+                first=marker[:20],
+                second=marker[20:],
+                control_first=control[:20],
+                control_second=control[20:],
+                control=control,
+                roots=roots,
+                skip=skip,
+            )
+            assert marker not in code
+            # The reference runs first (in its own pool), so its marker was in a sandbox.
+            result = grader.grade("double", "numpy", code, "run")
+            assert result.status == "pass", (roots, result)
+            report = _report(result.tests[0].output)
+            assert report["control"] == "True", "the memory scan must find the control marker"
+            assert int(report["memory"]) > 50_000_000, "the scan must cover the warm worker's memory"
+            assert int(report["procs"]) >= 1
+            assert report["in_memory"] == "False"
+            assert report["in_files"] == "False", report["where"]
+            assert report["in_procs"] == "False"
+            files += int(report["files"])
+    assert files > 1000, "the file scan must read the visible file system"
 
 
 def test_selfcheck_finds_the_sandbox_tight(test_grader: Grader) -> None:
