@@ -63,7 +63,8 @@ def replace_code(page: Page, code: str) -> None:
     try:
         page.wait_for_function("code => window.DrillPage.editor.getValue() === code", arg=code)
     except PlaywrightTimeoutError:
-        raise AssertionError(f"the editor does not hold the pasted code: {editor_text(page)!r}") from None
+        held = editor_text(page)
+        raise AssertionError(f"the editor does not hold the pasted code: {held!r}") from None
 
 
 def results(page: Page) -> Locator:
