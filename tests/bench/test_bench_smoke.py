@@ -4,26 +4,17 @@ is asserted: speed belongs in bench/, with figures in docs/performance.md)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from graders.settings import ROOT
+from tests.bench.runner import run_bench
 
 pytestmark = pytest.mark.sandbox
 
 
 def test_service_benchmark_smoke(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "service.py"), "--smoke", "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    stdout = run_bench("service.py", tmp_path)
     report = json.loads((tmp_path / "service.json").read_text())
     assert report["smoke"] is True and report["workers"] >= 1 and report["pss_mib"] > 0
     tracks = {(r["exercise"], r["track"]) for r in report["tracks"]}
@@ -37,28 +28,14 @@ def test_service_benchmark_smoke(tmp_path: Path) -> None:
             assert row[kind]["failed"] == 0 and row[kind]["latency_ms"]["n"] > 0
         assert row["cold_ms"]["n"] == 1 and row["ratio_p50"] > 0
     assert (tmp_path / "service.png").stat().st_size > 10_000
-    assert "start-up to ready" in done.stdout
+    assert "start-up to ready" in stdout
 
 
 @pytest.mark.sandbox  # a nats-server, drill serve twice and drill worker processes
 def test_queue_benchmark_smoke(tmp_path: Path) -> None:
     """``--queue``: the embedded pool, then the distributed path (API node, NATS
     JetStream, drill worker), a few Submits each; the hops and the broker's CPU read."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "service.py"),
-            "--queue",
-            "--smoke",
-            "--out",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    stdout = run_bench("service.py", tmp_path, "--queue")
     report = json.loads((tmp_path / "queue.json").read_text())
     assert report["smoke"] is True and set(report["modes"]) == {"embedded", "distributed"}
     assert len(report["rounds"]) == 1
@@ -81,4 +58,4 @@ def test_queue_benchmark_smoke(tmp_path: Path) -> None:
         assert "broker" in row["cpu_ms_per_submission"]
     assert len(report["targets"]) == 3
     assert (tmp_path / "queue.png").stat().st_size > 10_000
-    assert "Distributed hops" in done.stdout
+    assert "Distributed hops" in stdout

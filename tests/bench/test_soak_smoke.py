@@ -6,26 +6,17 @@ it says it samples, and that every verdict it saw was right."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from graders.settings import ROOT
+from tests.bench.runner import run_bench
 
 pytestmark = pytest.mark.sandbox
 
 
 def test_soak_smoke(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "soak.py"), "--smoke", "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
+    stdout = run_bench("soak.py", tmp_path, timeout=600)
     report = json.loads((tmp_path / "soak.json").read_text())
     settings = report["settings"]
     assert settings["smoke"] is True and settings["clients"] == 4
@@ -70,4 +61,4 @@ def test_soak_smoke(tmp_path: Path) -> None:
     for row in summary["pss"].values():
         assert row["after_warm_up_mib"] > 0 and row["slope_mib_per_min"] is not None, row
     assert (tmp_path / "soak.png").stat().st_size > 20_000
-    assert "PSS after warm-up" in done.stdout
+    assert "PSS after warm-up" in stdout

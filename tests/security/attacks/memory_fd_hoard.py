@@ -20,6 +20,7 @@ import numpy as np
 MIB = 2**20
 ALLOWANCE = 512  # MiB: the double exercise's memory_mb
 F_SETPIPE_SZ = 1031
+reported = False
 
 
 def fill(fd, size):
@@ -31,6 +32,9 @@ def fill(fd, size):
 
 
 def double(x):
+    global reported
+    if reported:  # once per job is enough, and it keeps the job inside its CPU time
+        return x * 2
     anonymous = [np.ones(2 * MIB // 8) for _ in range((ALLOWANCE - 32) // 2)]  # touched
     held_anonymous = sum(a.nbytes for a in anonymous)
     outside = 0
@@ -76,4 +80,5 @@ def double(x):
         "tried": 1,
         "found": [f"held {total} MiB: {held_anonymous // MIB} MiB anonymous and {outside // MIB} MiB in memfds and pipes ({len(kept)} descriptors open)"],
     }))
+    reported = True
     return x * 2
