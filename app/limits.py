@@ -112,7 +112,7 @@ _PRUNE = {
 class DatabaseRateLimiter:
     """RateLimiter's token buckets in the ``rate_buckets`` table, shared by every node
     on the database. A check is one statement (on PostgreSQL 15, on loopback: about
-    0.4 ms, measured in tests/app/test_postgres.py)."""
+    0.6 ms, measured by bench/rate_limit.py)."""
 
     def __init__(self, store: Store, per_minute: float, burst: int) -> None:
         if store.dialect not in _TAKE:

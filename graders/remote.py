@@ -340,6 +340,10 @@ class RemoteBackend:
         job_id: str | None = None,
         variant: int | None = None,
     ) -> GradeResult:
+        if self._problem is not None:
+            # At once, before the reference: one being computed when the broker went away
+            # holds its lock until its own run's bound (minutes for a reference job).
+            raise queue.unavailable("the grading queue is unreachable")
         reference = self.reference(exercise, track, variant)
         limits = job_limits(self.settings, exercise)
 

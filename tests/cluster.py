@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -157,8 +158,10 @@ class Cluster:
             time.sleep(0.2)
 
     def close(self) -> None:
+        """Stop every node, then remove the folder (logs and the nodes' var folders)."""
         for node in reversed(self.nodes):
             node.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
     def logs(self) -> str:
         return "\n".join(f"===== {n.name}\n{n.text()[-4000:]}" for n in self.nodes)

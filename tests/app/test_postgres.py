@@ -3,7 +3,6 @@ claim, the rate limiter's buckets) and the whole service storing in it."""
 
 from __future__ import annotations
 
-import statistics
 import threading
 import time
 from collections.abc import Iterator
@@ -87,23 +86,6 @@ def test_two_nodes_admit_one_burst_between_them(nodes: tuple[Store, Store]) -> N
     for thread in threads:
         thread.join(10)
     assert (len(admitted), len(refused)) == (burst, 40 - burst)
-
-
-def test_the_cost_of_a_check(nodes: tuple[Store, Store]) -> None:
-    # Measured: about 0.5 ms a check on loopback, of which about 0.25 ms is the pool's
-    # pre-ping (PostgreSQL 15, 2 cores). Printed, with -s; the bound only catches a
-    # check that became several statements or a lock wait.
-    limiter = DatabaseRateLimiter(nodes[0], per_minute=6_000_000, burst=1_000_000)
-    for _ in range(20):
-        limiter.check("warm-up")
-    times = []
-    for n in range(300):
-        start = time.perf_counter()
-        limiter.check(f"client-{n % 30}")
-        times.append(time.perf_counter() - start)
-    p50 = statistics.median(times) * 1000
-    print(f"DatabaseRateLimiter.check on PostgreSQL: p50 {p50:.2f} ms over {len(times)}")
-    assert p50 < 20
 
 
 # --- the whole service on PostgreSQL ---

@@ -1,5 +1,5 @@
-"""The statistics benchmark keeps working: a smoke run on a few hundred rows, on both
-databases (no timing is asserted: the figures are in docs/performance.md)."""
+"""The statistics and rate-limit benchmarks keep working: smoke runs on a few hundred
+rows and a few checks (no timing is asserted: the figures are in docs/performance.md)."""
 
 from __future__ import annotations
 
@@ -41,3 +41,20 @@ def test_stats_benchmark_smoke(tmp_path: Path) -> None:
     # The same rows on both: the same statistics, so the same amount of work.
     assert report[0]["test_rows"] == report[1]["test_rows"]
     assert "exercise_report" in done.stdout and "postgresql" in done.stdout
+
+
+def test_rate_limit_benchmark_smoke(tmp_path: Path) -> None:
+    out = tmp_path / "rate.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "rate_limit.py"), "--checks", "20",
+         "--clients", "3", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(out.read_text())
+    assert set(report) == {"postgresql", "memory"}
+    assert all(row["checks"] == 20 and row["p50_ms"] > 0 for row in report.values())
+    assert "postgresql" in done.stdout

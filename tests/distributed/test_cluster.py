@@ -35,6 +35,7 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.catalog]  # real processes and se
 ACK_WAIT = 2  # seconds: a lost worker's job moves on quickly in these tests
 WALL = 6  # the API bounds a run by it (plus the ack wait and a grace)
 QUEUE_WAIT = 8
+BROKER_DOWN_SECONDS = 6
 SETTINGS = {
     "DRILL_QUEUE_ACK_WAIT": str(ACK_WAIT),
     "DRILL_QUEUE_WAIT_SECONDS": str(QUEUE_WAIT),
@@ -290,6 +291,7 @@ def test_the_broker_down_answers_503_at_once_and_back_up_needs_no_restart(
     healthy: Scene,
 ) -> None:
     healthy.nats.stop()
+    stopped = time.monotonic()
     try:
         deadline = time.monotonic() + 30
         while True:  # the client notices the closed connection
@@ -305,6 +307,9 @@ def test_the_broker_down_answers_503_at_once_and_back_up_needs_no_restart(
         assert response.headers["Retry-After"]
         assert "grading queue is unreachable" in response.json()["message"]
         assert took < 1.5, took  # answered from what the node knows, not after a timeout
+        # Down for a while, as an outage is: a client that gives up reconnecting after a
+        # few tries (0.5 s apart) would stay away once the broker is back.
+        time.sleep(max(0.0, BROKER_DOWN_SECONDS - (time.monotonic() - stopped)))
     finally:
         healthy.nats.start()
     deadline = time.monotonic() + 30
