@@ -16,6 +16,16 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.serving import running_server
 
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every browser test needs a server and Chromium: none may run in make test-fast, and
+    one whose module forgot its marker fails here rather than slow the fast loop."""
+    here = Path(__file__).parent
+    for item in items:
+        if item.path.is_relative_to(here) and item.get_closest_marker("sandbox") is None:
+            raise pytest.UsageError(f"{item.nodeid}: a browser test must be marked sandbox")
+
+
 CHROMIUM = os.environ.get("DRILL_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",

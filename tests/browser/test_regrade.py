@@ -13,11 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from graders.settings import ROOT
 from tests.browser.learner import GC, GC_WRONG, all_passed, open_exercise, replace_code, results
 from tests.serving import running_server
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.catalog]
 
 SLUG = GC.name
 TOKEN = "regrade-t0ken"
