@@ -356,6 +356,51 @@ def test_an_api_node_killed_while_it_waits_leaves_nothing_pending(healthy: Scene
     healthy.apis["api2"] = healthy.cluster.start_api("api2-again")
 
 
+def test_the_rate_limit_holds_across_api_nodes_for_a_client_behind_the_proxy(
+    healthy: Scene,
+) -> None:
+    """Two nodes behind a load balancer (trusted, on loopback) with a burst of 3: one
+    client alternating between them gets 3 Submits in all, not 3 on each; another client
+    behind the same proxy has a budget of its own."""
+    strict = {
+        "DRILL_RATE_PER_MINUTE": "1",
+        "DRILL_RATE_BURST": "3",
+        "DRILL_TRUSTED_PROXIES": "127.0.0.1",
+    }
+    nodes: dict[str, Node] = {}
+
+    def start(name: str) -> None:
+        nodes[name] = healthy.cluster.start_api(name, **strict)
+
+    starting = [threading.Thread(target=start, args=(f"strict-{k}",)) for k in (1, 2)]
+    for t in starting:
+        t.start()
+    for t in starting:
+        t.join()
+    assert len(nodes) == 2, healthy.cluster.logs()
+    try:
+        code = solution("gradient-checkpointing", "numpy")
+
+        def send(node: Node, client: str) -> httpx.Response:
+            return httpx.post(
+                f"{node.base}/api/exercises/gradient-checkpointing/submissions",
+                json={"track": "numpy", "code": code, "mode": "run"},
+                headers={"X-Forwarded-For": client},
+                timeout=60,
+            )
+
+        first, second = nodes.values()
+        one = [send(node, "203.0.113.41").status_code for node in [first, second] * 4]
+        assert one.count(200) == 3 and one.count(429) == 5, one
+        other = send(second, "203.0.113.42")
+        assert other.status_code == 200, other.text
+        refused = send(first, "203.0.113.41")
+        assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    finally:
+        for node in nodes.values():
+            node.stop()
+
+
 def test_a_full_stream_answers_503_with_retry_after(scene: Scene) -> None:
     # A broker of its own with room for two jobs and no learner worker: the third waits
     # for nothing and is refused at once. References come from the shared database.
