@@ -4,28 +4,18 @@ rows and a few checks (no timing is asserted: the figures are in docs/performanc
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from graders.settings import ROOT
+from tests.bench.runner import run_script
 
 pytestmark = pytest.mark.sandbox  # starts a PostgreSQL cluster
 
 
 def test_stats_benchmark_smoke(tmp_path: Path) -> None:
     out = tmp_path / "stats.json"
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "stats.py"), "--rows", "300", "--repeat", "2",
-         "--json", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
+    printed = run_script("stats.py", "--rows", "300", "--repeat", "2", "--json", str(out))
     report = json.loads(out.read_text())
     assert [r["backend"] for r in report] == ["postgresql", "sqlite"]
     for row in report:
@@ -40,21 +30,13 @@ def test_stats_benchmark_smoke(tmp_path: Path) -> None:
         assert all(call["p50_ms"] > 0 for call in row["calls"].values())
     # The same rows on both: the same statistics, so the same amount of work.
     assert report[0]["test_rows"] == report[1]["test_rows"]
-    assert "exercise_report" in done.stdout and "postgresql" in done.stdout
+    assert "exercise_report" in printed and "postgresql" in printed
 
 
 def test_rate_limit_benchmark_smoke(tmp_path: Path) -> None:
     out = tmp_path / "rate.json"
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "rate_limit.py"), "--checks", "20",
-         "--clients", "3", "--json", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
+    printed = run_script("rate_limit.py", "--checks", "20", "--clients", "3", "--json", str(out))
     report = json.loads(out.read_text())
     assert set(report) == {"postgresql", "memory"}
     assert all(row["checks"] == 20 and row["p50_ms"] > 0 for row in report.values())
-    assert "postgresql" in done.stdout
+    assert "postgresql" in printed
