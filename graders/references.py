@@ -165,7 +165,10 @@ class ReferenceStore:
         self.salt = f"{_harness_hash()}|{_library_versions()}"
         self._memo: dict[str, Reference] = {}
         self._variants: OrderedDict[str, Reference] = OrderedDict()
-        self._lock = threading.Lock()
+        # One lock per key being computed: a reference stuck in its run (a worker lost, the
+        # broker away) holds up requests for that key only, not every other exercise's.
+        self._computing: dict[str, threading.Lock] = {}
+        self._state = threading.Lock()  # guards the two memos and _computing
 
     def key(self, exercise: Exercise, track: str, variant: int | None = None) -> str:
         # The track's fingerprint: the run's exact inputs (see catalog.Track).
@@ -187,26 +190,34 @@ class ReferenceStore:
         self, exercise: Exercise, track: str, variant: int | None, base: Reference | None
     ) -> Reference:
         key = self.key(exercise, track, variant)
-        ref = self._memo.get(key) if base is None else self._variants.get(key)
+        ref = self._remembered(key, base)
         if ref is not None:
             return ref
-        with self._lock:  # one computation per key, even under concurrent requests
-            ref = self._memo.get(key) if base is None else self._variants.get(key)
-            ref = ref or self._load(key, base)
+        with self._state:
+            computing = self._computing.setdefault(key, threading.Lock())
+        with computing:  # one computation per key, even under concurrent requests
+            ref = self._remembered(key, base) or self._load(key, base)
             if ref is None:
                 with self.cache.claim(key):  # and one across nodes sharing the cache
                     ref = self._load(key, base)
                     if ref is None:
                         ref = self.compute(exercise, track, key, variant, base)
                         self.cache.save(key, _cached(key, ref, base))
-            if base is None:
-                self._memo[key] = ref
-            else:
-                self._variants[key] = ref
-                self._variants.move_to_end(key)
-                while len(self._variants) > VARIANT_MEMO:
-                    self._variants.popitem(last=False)
+            with self._state:
+                if base is None:
+                    self._memo[key] = ref
+                else:
+                    self._variants[key] = ref
+                    self._variants.move_to_end(key)
+                    while len(self._variants) > VARIANT_MEMO:
+                        self._variants.popitem(last=False)
+                # Remembered now: a request that finds no lock finds the reference.
+                self._computing.pop(key, None)
             return ref
+
+    def _remembered(self, key: str, base: Reference | None) -> Reference | None:
+        with self._state:
+            return self._memo.get(key) if base is None else self._variants.get(key)
 
     def compute(
         self,
