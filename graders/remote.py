@@ -216,10 +216,15 @@ class RemoteBackend:
         )
         return future.result()
 
-    async def _run(self, job: Job, limits: JobLimits, role: queue.Role, job_id: str) -> JobOutcome:
+    def _connection(self) -> tuple[Client, JetStreamContext]:
+        """The broker connection, if it is up and the stream set up; else 503 at once."""
         nc, js = self._nc, self._js
         if nc is None or js is None or not nc.is_connected or not self._stream_ready:
             raise queue.unavailable("the grading queue is unreachable")
+        return nc, js
+
+    async def _run(self, job: Job, limits: JobLimits, role: queue.Role, job_id: str) -> JobOutcome:
+        nc, js = self._connection()
         limits = queue.result_limit(limits, nc.max_payload)
         headers = queue.JobHeaders(
             job_id, self.reply, role, time.time() + self.settings.queue_wait_seconds, limits
@@ -340,10 +345,9 @@ class RemoteBackend:
         job_id: str | None = None,
         variant: int | None = None,
     ) -> GradeResult:
-        if self._problem is not None:
-            # At once, before the reference: one being computed when the broker went away
-            # holds its lock until its own run's bound (minutes for a reference job).
-            raise queue.unavailable("the grading queue is unreachable")
+        # Before the reference: one being computed when the broker went away holds its
+        # lock until its own run's bound (minutes for a reference job).
+        self._connection()
         reference = self.reference(exercise, track, variant)
         limits = job_limits(self.settings, exercise)
 

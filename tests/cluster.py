@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -156,6 +157,12 @@ class Cluster:
             if not node.alive() or time.monotonic() > deadline:
                 raise RuntimeError(f"API node {name} did not start:\n{node.text()[-3000:]}")
             time.sleep(0.2)
+
+    def start_apis(self, names: list[str], **extra: str) -> dict[str, Node]:
+        """API nodes started at the same moment (as behind a load balancer they may be)."""
+        with ThreadPoolExecutor(len(names)) as starting:
+            started = [starting.submit(self.start_api, name, **extra) for name in names]
+            return {name: future.result() for name, future in zip(names, started, strict=True)}
 
     def close(self) -> None:
         """Stop every node, then remove the folder (logs and the nodes' var folders)."""

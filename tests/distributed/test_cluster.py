@@ -80,17 +80,7 @@ class Scene:
         for t in threads:
             t.join()
         # Both nodes at once: they warm the same references at the same moment.
-        starting = [
-            threading.Thread(target=self._start_api, args=(name,)) for name in ("api1", "api2")
-        ]
-        for t in starting:
-            t.start()
-        for t in starting:
-            t.join()
-        assert set(self.apis) == {"api1", "api2"}, self.cluster.logs()
-
-    def _start_api(self, name: str) -> None:
-        self.apis[name] = self.cluster.start_api(name)
+        self.apis.update(self.cluster.start_apis(["api1", "api2"]))
 
     def worker(self, name: str) -> Node:
         """The worker ``name``, started again if it is not running."""
@@ -367,17 +357,7 @@ def test_the_rate_limit_holds_across_api_nodes_for_a_client_behind_the_proxy(
         "DRILL_RATE_BURST": "3",
         "DRILL_TRUSTED_PROXIES": "127.0.0.1",
     }
-    nodes: dict[str, Node] = {}
-
-    def start(name: str) -> None:
-        nodes[name] = healthy.cluster.start_api(name, **strict)
-
-    starting = [threading.Thread(target=start, args=(f"strict-{k}",)) for k in (1, 2)]
-    for t in starting:
-        t.start()
-    for t in starting:
-        t.join()
-    assert len(nodes) == 2, healthy.cluster.logs()
+    nodes = healthy.cluster.start_apis(["strict-1", "strict-2"], **strict)
     try:
         code = solution("gradient-checkpointing", "numpy")
 
