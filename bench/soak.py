@@ -100,7 +100,7 @@ WEIGHTS = (45, 35, 20)
 # As the attack suite sets them: the rate limiter must never be what answers.
 RATE_ENV = {"DRILL_RATE_PER_MINUTE": "1000000", "DRILL_RATE_BURST": "100000"}
 WARM_UP_S = 60.0
-# 16 clients behind 2 workers, hostile jobs taking their 3 s wall limit: a request may
+# 16 clients behind 2 workers, hostile jobs taking their 6 s wall limit: a request may
 # wait tens of seconds in the queue; past this it has no verdict and counts as wrong.
 REQUEST_TIMEOUT = 120.0
 RETRY_AFTER_CAP = 10.0

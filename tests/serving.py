@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,3 +110,30 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def running_jobs(sandboxes: list[int]) -> int:
+    """Jobs running under these sandbox processes (bubblewrap, one per worker). A job is a
+    fork of its warm worker: a harness process whose parent is a harness process too."""
+
+    def harness(pid: int) -> bool:
+        try:
+            return b"graders.harness.worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return False
+
+    count = 0
+    for sandbox in sandboxes:
+        for parent in [sandbox, *descendants(sandbox)]:
+            if harness(parent):
+                count += sum(1 for pid in children(parent) if harness(pid) and alive(pid))
+    return count
+
+
+def wait_for_jobs(sandboxes: Callable[[], list[int]], count: int, within: float = 60) -> None:
+    """Until ``count`` jobs run at once: a test that acts on a running job waits for it
+    rather than for a fixed pause, which a slow start on a loaded machine outlasts."""
+    deadline = time.monotonic() + within
+    while running_jobs(sandboxes()) < count:
+        assert time.monotonic() < deadline, f"{count} job(s) never ran at once"
+        time.sleep(0.05)

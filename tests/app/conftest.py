@@ -59,6 +59,6 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
 
 @pytest.fixture(scope="module")
 def double_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    """The small test exercise, whose limits are short (2 s CPU, 3 s wall)."""
+    """The small test exercise, whose limits are short (2 s CPU, 6 s wall)."""
     with client_for(tmp_path_factory.mktemp("api-double"), TEST_EXERCISES) as test_client:
         yield test_client

@@ -129,7 +129,13 @@ def test_full_queue_answers_503_with_retry_after(tmp_path: Path) -> None:
             kwargs={"json": {"track": "numpy", "code": sleeper, "mode": "run"}},
         )
         first.start()
-        time.sleep(0.5)
+        # The second is sent once the first holds the only slot (a fixed pause raced a
+        # slow start on a loaded machine); the first then sleeps 2 s in its job.
+        admission = busy.app.state.service.admission  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 60
+        while admission.pending < 1:
+            assert time.monotonic() < deadline, "the first submission never took its slot"
+            time.sleep(0.01)
         response = busy.post(url, json={"track": "numpy", "code": sleeper, "mode": "run"})
         first.join()
     assert_error(response, 503, "unavailable", "capacity")

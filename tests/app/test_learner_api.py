@@ -275,8 +275,8 @@ def test_exercise_detail_has_limits_next_exercise_and_the_callers_standing(
 
 def test_an_exercises_own_time_limit_is_shown(hidden: TestClient) -> None:
     (info,) = hidden.get("/api/exercises/double").json()["tracks"].values()
-    assert info["wall_seconds"] == 3  # double's [limits]
-    assert page_data(hidden, "double")["tracks"]["numpy"]["wall_seconds"] == 3
+    assert info["wall_seconds"] == 6  # double's [limits]
+    assert page_data(hidden, "double")["tracks"]["numpy"]["wall_seconds"] == 6
     assert hidden.get("/api/exercises/double").json()["next_exercise"] is None  # the only one
 
 

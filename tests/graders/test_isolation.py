@@ -4,6 +4,7 @@ server or other jobs. Run through the real worker pool with bubblewrap."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import uuid
@@ -14,6 +15,7 @@ import pytest
 from graders.grading import Grader
 from graders.references import job_for
 from tests.conftest import TEST_EXERCISES, make_settings
+from tests.serving import wait_for_jobs
 
 pytestmark = pytest.mark.sandbox
 
@@ -138,11 +140,10 @@ def test_a_submission_cannot_find_a_reference_marker(tmp_path: Path) -> None:
     solution.write_text(f"SECRET = {marker!r}\n\n\ndef double(x):\n    return x * 2\n")
     toml = exercises / "double" / "exercise.toml"
     # The largest limits an exercise may have: each scan reads tens of thousands of files.
-    toml.write_text(
-        toml.read_text()
-        .replace("cpu_seconds = 2", "cpu_seconds = 60")
-        .replace("wall_seconds = 3", "wall_seconds = 120")
-    )
+    limits = re.sub(r"cpu_seconds = \d+", "cpu_seconds = 60", toml.read_text())
+    limits = re.sub(r"wall_seconds = \d+", "wall_seconds = 120", limits)
+    assert "cpu_seconds = 60" in limits and "wall_seconds = 120" in limits, limits
+    toml.write_text(limits)
     files = 0
     with Grader(make_settings(tmp_path / "var", exercises, workers=1)) as grader:
         for roots, skip in SCANS:
@@ -200,16 +201,16 @@ def test_a_killed_worker_is_replaced_and_the_next_job_passes(tmp_path: Path) -> 
         import threading
 
         def kill_soon() -> None:
-            import time
-
-            time.sleep(0.5)
             assert worker.proc is not None
+            wait_for_jobs(lambda: [worker.proc.pid], 1)  # type: ignore[union-attr]
             os.killpg(worker.proc.pid, signal.SIGKILL)
 
         threading.Thread(target=kill_soon).start()
         result = grader.grade("double", "numpy", sleeper, "submit")
-        assert result.status == "fail"
-        assert "sandbox stopped" in result.tests[0].message
+        # Killed while loading the code (an error) or in its first test (a failure): the
+        # kill follows the job's start, not a fixed pause that a loaded machine outlasts.
+        message = result.tests[0].message if result.tests else result.message
+        assert result.status in ("fail", "error") and "sandbox stopped" in message, result
         assert grader.grade("double", "numpy", good, "submit").status == "pass"
         assert grader.local.pool.live_workers == 1
 

@@ -21,6 +21,10 @@ pytestmark = pytest.mark.sandbox
 
 CLIENTS = 16
 DURATION = 20.0
+# The load goes on past DURATION until the tallies asserted below are reached (on a loaded
+# machine 20 s may hold fewer jobs), but never past this: the counts never race the clock.
+CAP = DURATION + 100.0
+ENOUGH_CORRECT, ENOUGH_HOSTILE = 20, 10
 CASES = ROOT / "tests" / "graders" / "cases"
 CORRECT = (CASES / "passing" / "submission.py").read_text()
 HOSTILE = {
@@ -68,12 +72,24 @@ def test_sixteen_clients_mixing_correct_and_hostile_code(tmp_path: Path) -> None
 
         httpx.post(url, json={"track": "numpy", "code": CORRECT, "mode": "submit"}, timeout=60)
         idle_before = pss_now()
-        stop = time.monotonic() + DURATION
+        started = time.monotonic()
+        stop, cap = started + DURATION, started + CAP
+
+        def going() -> bool:
+            now = time.monotonic()
+            if now < stop:
+                return True
+            with lock:
+                short = (
+                    outcomes["200 correct"] < ENOUGH_CORRECT
+                    or outcomes["200 hostile"] < ENOUGH_HOSTILE
+                )
+            return short and now < cap
 
         def client(seed: int) -> None:
             rng = random.Random(seed)
             with httpx.Client(timeout=60) as http:
-                while time.monotonic() < stop:
+                while going():
                     hostile = rng.random() < 0.4
                     name = rng.choice(sorted(HOSTILE)) if hostile else "correct"
                     code = HOSTILE[name] if hostile else CORRECT
@@ -105,7 +121,7 @@ def test_sixteen_clients_mixing_correct_and_hostile_code(tmp_path: Path) -> None
                         time.sleep(min(float(answer.headers.get("retry-after", "1")), 2.0))
 
         def sample_memory() -> None:
-            while time.monotonic() < stop:
+            while going():
                 pids = [server.proc.pid, *descendants(server.proc.pid)]
                 memory.append(sum(_rss_kb(pid) for pid in pids))
                 time.sleep(0.5)
@@ -115,7 +131,7 @@ def test_sixteen_clients_mixing_correct_and_hostile_code(tmp_path: Path) -> None
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join(DURATION + 90)
+            thread.join(max(0.0, cap - time.monotonic()) + 90)
         assert not any(thread.is_alive() for thread in threads), "a client hung"
         time.sleep(2)  # the last children exit
         idle_after = pss_now()
@@ -125,7 +141,8 @@ def test_sixteen_clients_mixing_correct_and_hostile_code(tmp_path: Path) -> None
         )
         family = descendants(server.proc.pid)
     assert not problems, problems[:10]
-    assert outcomes["200 correct"] >= 20 and outcomes["200 hostile"] >= 10, outcomes
+    assert outcomes["200 correct"] >= ENOUGH_CORRECT, outcomes
+    assert outcomes["200 hostile"] >= ENOUGH_HOSTILE, outcomes
     assert outcomes["503"] + outcomes["429"] >= 1, f"no overload was answered: {outcomes}"
     assert health["workers"] == 2 and after.json()["status"] == "pass"
     # Memory stays bounded: under load, at most the idle pool plus each worker's child at

@@ -449,9 +449,11 @@ def test_the_check_detects_the_leak_unconfined(
     proof = expect["proof"]
     if proof == "no-cgroups":
         # The same attack where the jobs have every resource limit but no cgroup: it gets
-        # through (a pass, and its report of what it took), so the cgroup is what stops it.
-        # (test_attack shows the cgroup stopping it; test_cgroup_alone_stops_it, on the
-        # same backend as here with cgroups on.)
+        # through, so the cgroup is what stops it. (test_attack shows the cgroup stopping
+        # it; test_cgroup_alone_stops_it, on the same backend as here with cgroups on.)
+        # What is read is the attack's own report of what it took (non-empty ``found``
+        # only when it took all of it), not the verdict: whether the rest of the job then
+        # kept inside its CPU and wall limits depends on the machine's load, not on the gap.
         target = _targets["no-cgroups"]
         result = target.submit(target.code(path))
         without = parse_expect(path, "none")
@@ -459,7 +461,6 @@ def test_the_check_detects_the_leak_unconfined(
             # Not root: RLIMIT_NPROC binds here, and only root could show the gap.
             check_verdict(path, without, result)
             return
-        assert result["status"] == "pass", describe(result)
         got = report(result)
     elif proof == "process":
         target = _targets["process"]

@@ -1,4 +1,4 @@
-"""Walks the whole visible file system by name (not /proc or /sys), for up to a second,
+"""Walks the whole visible file system by name (not /proc or /sys), for up to a second once per job,
 looking for anything of the service: exercise folders, exercise.toml, the database, the
 design brief, the server's exercises folder.
 
@@ -31,6 +31,12 @@ def probe():
     return {"tried": tried, "found": sorted(set(found))[:20]}
 
 
+walked = False
+
+
 def double(x):
-    print("REPORT " + json.dumps(probe()))
+    global walked
+    if not walked:  # once per job: a second walk would use up the job's time for nothing
+        walked = True
+        print("REPORT " + json.dumps(probe()))
     return x * 2

@@ -4,9 +4,9 @@ It takes anonymous memory (counted by the address-space limit) up to 32 MiB belo
 exercise's 512 MiB allowance, then fills memfd files (each capped at the output cap by
 RLIMIT_FSIZE) and pipe buffers (1 MiB each), as many as its descriptors allow, and as
 many again passed to itself over a Unix socket and closed, so that they sit in the
-socket's queue and take no descriptor. It returns the right answer only if it held all
-of that, and reports how much: a pass means the kernel let a job use more memory than its
-allowance. Only the job's memory cgroup counts all of it.
+socket's queue and take no descriptor. It reports how much it held, and finds something
+only when that is more than the allowance: the kernel let a job use more memory than it
+may. Only the job's memory cgroup counts all of it.
 """
 # expect: status=fail test_message~="^memory limit of 512 MiB exceeded$" proof=no-cgroups
 import array
@@ -76,9 +76,8 @@ def double(x):
         else:
             kept += fds
     total = (held_anonymous + outside) // MIB
-    print("REPORT " + json.dumps({
-        "tried": 1,
-        "found": [f"held {total} MiB: {held_anonymous // MIB} MiB anonymous and {outside // MIB} MiB in memfds and pipes ({len(kept)} descriptors open)"],
-    }))
+    held = f"held {total} MiB: {held_anonymous // MIB} MiB anonymous and {outside // MIB} MiB in memfds and pipes ({len(kept)} descriptors open)"
+    # Found only past the allowance: the proof run reads this, not the verdict.
+    print("REPORT " + json.dumps({"tried": 1, "held_mib": total, "found": [held] if total > ALLOWANCE else []}))
     reported = True
     return x * 2

@@ -2,7 +2,7 @@
 
 The wall-clock kill must still reach it: the worker kills the whole PID namespace.
 """
-# expect: status=fail test_message~="^timed out after 3 s$"
+# expect: status=fail test_message~="^timed out after 6 s$"
 import contextlib
 import os
 import time

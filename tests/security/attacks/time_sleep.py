@@ -1,5 +1,5 @@
 """Sleeps far past the wall-clock limit (uses no CPU, so only the wall clock can stop it)."""
-# expect: status=fail test_message~="^timed out after 3 s$"
+# expect: status=fail test_message~="^timed out after 6 s$"
 import time
 
 

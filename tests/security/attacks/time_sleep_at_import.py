@@ -1,5 +1,5 @@
 """Sleeps at import time, before the first test."""
-# expect: status=error message~="^timed out after 3 s while loading your code$"
+# expect: status=error message~="^timed out after 6 s while loading your code$"
 import time
 
 time.sleep(600)

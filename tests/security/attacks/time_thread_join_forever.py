@@ -1,5 +1,5 @@
 """Waits forever on a thread that never ends (blocked, not spinning)."""
-# expect: status=fail test_message~="^timed out after 3 s$"
+# expect: status=fail test_message~="^timed out after 6 s$"
 import threading
 
 
