@@ -27,10 +27,11 @@ from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from app.cookies import INSTRUCTOR_COOKIE, cookie_values
 from app.deps import get_client
 from app.errors import ApiError, NotFound, RateLimited
 
-COOKIE = "drill_instructor"
+COOKIE = INSTRUCTOR_COOKIE
 COOKIE_MAX_AGE = 12 * 3600  # seconds; the browser forgets the login after a working day
 DISABLED = "the instructor dashboard is disabled: set DRILL_INSTRUCTOR_TOKEN"
 _COOKIE_MESSAGE = b"drill-instructor"
@@ -144,9 +145,10 @@ def has_valid_cookie(request: Request, token: str) -> bool:
     """Whether the request carries a live login cookie for ``token``. Any malformed value
     (no separator, a stamp that is not 1 to ``MAX_STAMP_DIGITS`` ASCII digits, any bytes
     at all) is simply not a login, like a wrong one: never an error."""
-    value = request.cookies.get(COOKIE)
-    if value is None:
+    values = cookie_values(request.scope["headers"], COOKIE)  # not request.cookies: app/cookies.py
+    if not values:
         return False
+    value = values[0]
     stamp = value.partition(".")[0]
     if not (len(stamp) <= MAX_STAMP_DIGITS and stamp.isascii() and stamp.isdigit()):
         return False  # malformed: nothing about the token to learn from it

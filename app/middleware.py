@@ -5,7 +5,8 @@ A pure ASGI middleware (no per-request task or body copy beyond what it must che
 - a fresh CSP nonce per request (``scope["state"]["csp_nonce"]``), used by the page for
   the editor's injected styles; no inline scripts are ever allowed;
 - an anonymous learner id in an HttpOnly cookie, created on the first visit;
-- bodies over the cap are refused with 413 before any of them reaches the app.
+- bodies over the cap are refused with 413 before any of them reaches the app, and
+  oversized Cookie or header sections with 431 before anything parses them.
 """
 
 from __future__ import annotations
@@ -14,15 +15,14 @@ import json
 import re
 import secrets
 from collections.abc import Sequence
-from http.cookies import SimpleCookie
 from typing import Any
 
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.cookies import LEARNER_COOKIE, cookie_values, oversized, own_cookies_only
 from app.proxies import forwarded_https
 
-LEARNER_COOKIE = "drill_learner"
 _LEARNER = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 _DOCS = ("/docs", "/redoc")
 
@@ -41,16 +41,9 @@ DOCS_CSP = (
 
 
 def _learner_from(headers: list[tuple[bytes, bytes]]) -> str | None:
-    for name, value in headers:
-        if name == b"cookie":
-            cookie: SimpleCookie = SimpleCookie()
-            try:
-                cookie.load(value.decode("latin-1"))
-            except Exception:
-                return None
-            morsel = cookie.get(LEARNER_COOKIE)
-            if morsel and _LEARNER.match(morsel.value):
-                return morsel.value
+    for value in cookie_values(headers, LEARNER_COOKIE):
+        if _LEARNER.match(value):
+            return value
     return None
 
 
@@ -64,6 +57,11 @@ class SecurityMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        too_large = oversized(scope["headers"])
+        if too_large is not None:  # refused before anything parses them
+            await _refuse(send, 431, "headers_too_large", too_large)
+            return
+        scope["headers"] = own_cookies_only(scope["headers"])
         state: dict[str, Any] = scope.setdefault("state", {})
         nonce = secrets.token_urlsafe(16)
         state["csp_nonce"] = nonce
@@ -115,23 +113,23 @@ class SecurityMiddleware:
         return b"".join(chunks)
 
     async def _too_large(self, send: Send) -> None:
-        body = json.dumps(
-            {
-                "error": "too_large",
-                "message": f"the request body is larger than {self.max_body // 1024} KiB",
-            }
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        message = f"the request body is larger than {self.max_body // 1024} KiB"
+        await _refuse(send, 413, "too_large", message)
+
+
+async def _refuse(send: Send, status: int, error: str, message: str) -> None:
+    body = json.dumps({"error": error, "message": message}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 def _replay(body: bytes) -> Receive:

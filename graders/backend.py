@@ -101,6 +101,8 @@ def grade_with(
         return verdicts.syntax_error(ctx, exc)
     except ValueError as exc:  # e.g. null bytes
         return verdicts.syntax_error(ctx, SyntaxError(str(exc)))
+    except (MemoryError, RecursionError) as exc:  # the parser's own limits, not the learner's run
+        return verdicts.too_complex_to_compile(ctx, exc)
     job = job_for(exercise, track, code, ids, limits, examples_only=mode == "run", variant=variant)
     try:
         outcome = run(job, limits)

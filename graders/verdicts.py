@@ -75,6 +75,17 @@ def syntax_error(ctx: Context, exc: SyntaxError) -> GradeResult:
     return ctx.error(f"SyntaxError at line {line}, column {col}: {exc.msg}")
 
 
+def too_complex_to_compile(ctx: Context, exc: MemoryError | RecursionError) -> GradeResult:
+    """CPython's compiler gives up on very deep nesting (thousands of unary signs, nested
+    lambdas or conditional expressions, a sum of tens of thousands of terms)."""
+    detail = str(exc) or "out of memory while parsing"
+    return ctx.error(
+        f"Python could not compile your code: it is nested too deeply "
+        f"({type(exc).__name__}: {detail[:200]}); split very long expressions and deeply "
+        "nested code into smaller steps"
+    )
+
+
 def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
     duration = round(outcome.elapsed * 1000, 1)
     if outcome.malformed:

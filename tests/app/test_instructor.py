@@ -525,7 +525,7 @@ MALFORMED_COOKIES = {
     "superscript digits": "²³⁴." + "0" * 64,
     "non-ASCII HMAC": FUTURE + ".é" + "\u2603" * 40,
     "quoted": '"' + FUTURE + "." + "0" * 64 + '"',
-    "huge HMAC": FUTURE + "." + "a" * 100_000,
+    "huge HMAC": FUTURE + "." + "a" * 6_000,  # a larger Cookie header is refused (431)
     "two separators": FUTURE + ".." + "0" * 64,
 }
 
@@ -559,7 +559,8 @@ def test_a_malformed_cookie_is_not_a_login(client: TestClient, value: str) -> No
 
 @pytest.mark.parametrize(
     "authorization",
-    ["Bearer " + "9" * 5000, "Bearer " + "é\u2603" * 20, "Bearer " + "x" * 100_000, "Bearer  ."],
+    # (headers over 32 KiB in all are refused before this: tests/app/test_hostile_requests.py)
+    ["Bearer " + "9" * 5000, "Bearer " + "é\u2603" * 20, "Bearer " + "x" * 20_000, "Bearer  ."],
     ids=["5000 digits", "non-ASCII", "huge", "spaces and a dot"],
 )
 def test_a_malformed_bearer_token_is_a_wrong_one(client: TestClient, authorization: str) -> None:
