@@ -148,11 +148,12 @@ class Cluster:
         )
         node.base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 120
-        while True:
+        while True:  # ready once it is connected to the broker too ("ok", not "degraded")
             try:
-                if httpx.get(f"{node.base}/healthz", timeout=2).status_code == 200:
+                health = httpx.get(f"{node.base}/healthz", timeout=2)
+                if health.status_code == 200 and health.json().get("status") == "ok":
                     return node
-            except httpx.HTTPError:
+            except (httpx.HTTPError, ValueError):
                 pass
             if not node.alive() or time.monotonic() > deadline:
                 raise RuntimeError(f"API node {name} did not start:\n{node.text()[-3000:]}")

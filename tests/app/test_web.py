@@ -264,7 +264,7 @@ def test_rate_limit_answers_429_with_retry_after(tmp_path: Path) -> None:
     code = (
         Path(__file__).parents[1] / "graders" / "cases" / "passing" / "submission.py"
     ).read_text()
-    with client_for(tmp_path, TEST_EXERCISES, rate_burst=2, rate_per_minute=6) as limited:
+    with client_for(tmp_path, TEST_EXERCISES, rate_burst=2, rate_per_minute=0.01) as limited:
         body = {"track": "numpy", "code": code, "mode": "run"}
         url = "/api/exercises/double/submissions"
         assert limited.post(url, json=body).status_code == 200

@@ -117,8 +117,9 @@ def test_the_draft_survives_a_reload_and_another_session(page: Page, server: str
     page.get_by_role("button", name="PyTorch").click()
     marker = "# my draft 42"
     replace_code(page, f"{marker}\nimport torch\n")
-    expect(page.get_by_text(re.compile("saved", re.I)).first).to_be_visible(timeout=10_000)
-    page.wait_for_timeout(1_000)  # let the debounced save reach the server
+    # "Draft saved" comes once the server has the draft ("Unsaved changes…" matched
+    # "saved" at once, and a fixed pause stood in for the save).
+    expect(page.get_by_text("Draft saved", exact=True).first).to_be_visible(timeout=30_000)
     page.reload()
     page.get_by_role("button", name="PyTorch").click()
     expect(editor(page)).to_contain_text(marker)

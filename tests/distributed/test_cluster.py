@@ -32,7 +32,8 @@ from tests.services import NatsServer, postgres_server, run_async, running_nats
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.catalog]  # real processes and servers
 
-ACK_WAIT = 2  # seconds: a lost worker's job moves on quickly in these tests
+ACK_WAIT = 5  # seconds: a lost worker's job moves on quickly, yet in-progress acks (every
+# third of it) keep a job through a 3 s stall of its worker on a loaded machine
 WALL = 6  # the API bounds a run by it (plus the ack wait and a grace)
 QUEUE_WAIT = 8
 BROKER_DOWN_SECONDS = 6
@@ -290,13 +291,15 @@ def test_the_broker_down_answers_503_at_once_and_back_up_needs_no_restart(
                 break
             time.sleep(0.1)
         assert health["status"] == "degraded" and health["queue"] == "nats", health
-        began = time.monotonic()
-        response = healthy.submit("api1", "gradient-checkpointing", "numpy", "x = 1\n")
-        took = time.monotonic() - began
-        assert response.status_code == 503, response.text
-        assert response.headers["Retry-After"]
-        assert "grading queue is unreachable" in response.json()["message"]
-        assert took < 1.5, took  # answered from what the node knows, not after a timeout
+        took = []
+        for _ in range(3):  # the fastest of three: one sample may meet a loaded machine
+            began = time.monotonic()
+            response = healthy.submit("api1", "gradient-checkpointing", "numpy", "x = 1\n")
+            took.append(time.monotonic() - began)
+            assert response.status_code == 503, response.text
+            assert response.headers["Retry-After"]
+            assert "grading queue is unreachable" in response.json()["message"]
+        assert min(took) < 1.5, took  # answered from what the node knows, not after a timeout
         # Down for a while, as an outage is: a client that gives up reconnecting after a
         # few tries (0.5 s apart) would stay away once the broker is back.
         time.sleep(max(0.0, BROKER_DOWN_SECONDS - (time.monotonic() - stopped)))
@@ -466,8 +469,13 @@ def test_a_worker_refuses_a_job_of_the_other_role(healthy: Scene) -> None:
 
     replies = run_async(publish())
     assert replies == []
-    logs = healthy.workers["w1"].text() + healthy.workers["w2"].text()
-    assert "refusing a reference job on drill.jobs.learner" in logs
+    deadline = time.monotonic() + 30  # the refusal is logged when a worker pulls the job
+    while True:
+        logs = healthy.workers["w1"].text() + healthy.workers["w2"].text()
+        if "refusing a reference job on drill.jobs.learner" in logs:
+            break
+        assert time.monotonic() < deadline, logs[-3000:]
+        time.sleep(0.1)
     assert "role-mixup" not in "".join(j for _, j, _ in healthy.started_jobs())
     assert healthy.wait_idle()["messages"] == 0
 

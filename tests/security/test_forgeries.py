@@ -47,6 +47,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         DRILL_RATE_PER_MINUTE="1000000",
         DRILL_RATE_BURST="100000",
     ) as running:
+        # References warmed first: the first Submit would otherwise wait for the reference
+        # worker's start-up (it imports torch) inside its own time budget.
+        for row in httpx.get(f"{running.base}/api/exercises", timeout=30).json():
+            httpx.get(f"{running.base}/api/exercises/{row['slug']}", timeout=120)
         yield running
 
 
