@@ -183,7 +183,12 @@ def worker_command(
     # files for the next one or fill host memory (persist_files_plant.py,
     # memory_dev_tmpfs_fill.py).
     args += ["--remount-ro", "/dev/shm", "--remount-ro", "/tmp", "--remount-ro", "/dev"]
-    args += ["--remount-ro", "/proc/sys", "--remount-ro", "/"]
+    # /proc read-only: nothing under it is writable from a job, by construction. A job is a
+    # fork of the worker, in its session and of its user: through /proc/self/autogroup
+    # it set the nice value of the worker's whole session, and through /proc/1 the
+    # worker's oom_score_adj, comm, timer slack..., all inherited by every later job
+    # (poison_proc_writes.py walks every file with a write bit and lists them).
+    args += ["--remount-ro", "/proc/sys", "--remount-ro", "/proc", "--remount-ro", "/"]
     args += ["--chdir", "/"]
     args += [python, "-I", "-c", BOOT, SANDBOX_ROOT, str(ctrl_fd), "bwrap", role]
     return args

@@ -7,8 +7,9 @@ import socket
 from typing import Any
 
 WRITABLE_PROBES = ("/", "/tmp", "/dev", "/dev/shm", "/drill", "/proc/self/cwd")
-# Opened for writing, never written: a global kernel knob a job must not reach.
-KERNEL_KNOB = "/proc/sys/kernel/core_pattern"
+# Opened for writing, never written: a global kernel knob, and the per-process knobs of the
+# worker (pid 1) and its session that every later job would inherit (/proc is read-only).
+KERNEL_KNOBS = ("/proc/sys/kernel/core_pattern", "/proc/1/oom_score_adj", "/proc/self/autogroup")
 
 
 def run_selfcheck(header: dict[str, Any]) -> dict[str, Any]:
@@ -23,11 +24,12 @@ def run_selfcheck(header: dict[str, Any]) -> dict[str, Any]:
         os.close(fd)
         os.unlink(path)
         writable.append(folder)
-    try:
-        os.close(os.open(KERNEL_KNOB, os.O_WRONLY))
-        writable.append(KERNEL_KNOB)
-    except OSError:
-        pass
+    for knob in KERNEL_KNOBS:
+        try:
+            os.close(os.open(knob, os.O_WRONLY))
+            writable.append(knob)
+        except OSError:
+            pass
     network = []
     port = header.get("probe_port")
     if port:

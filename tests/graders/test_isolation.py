@@ -176,6 +176,15 @@ def test_selfcheck_finds_the_sandbox_tight(test_grader: Grader) -> None:
     assert test_grader.local.selfcheck(test_grader.local.pool) is None
 
 
+def test_selfcheck_finds_a_writable_proc_where_there_is_one(tmp_path: Path) -> None:
+    # The same canary in plain processes, where /proc is the host's and writable: it says
+    # so, as it would in a sandbox whose /proc was not mounted read-only.
+    with Grader(make_settings(tmp_path, TEST_EXERCISES, sandbox="process", workers=1)) as grader:
+        assert grader.local.pool is not None
+        problems = grader.local.selfcheck(grader.local.pool) or ""
+    assert "can write to /proc/self/autogroup" in problems, problems
+
+
 @pytest.mark.catalog
 def test_a_torch_job_imports_nothing_after_start_up(seed_grader: Grader) -> None:
     for slug in ("gradient-checkpointing", "checkpointing-layer-stack"):

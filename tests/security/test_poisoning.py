@@ -69,6 +69,11 @@ def worker():
     return os.readlink("/proc/self/ns/pid") + "@" + started
 
 
+def proc_value(name):
+    with open("/proc/self/" + name) as file:
+        return file.read().strip()
+
+
 def state():
     libc = ctypes.CDLL(None, use_errno=True)
     limits = {
@@ -83,6 +88,10 @@ def state():
         "affinity": sorted(os.sched_getaffinity(0)),
         "scheduler": os.sched_getscheduler(0),
         "ioprio": libc.syscall(252, 1, 0),
+        # The session's autogroup (its nice value; the group itself is per worker) and
+        # the OOM score adjustment, both settable through /proc (poison_proc_writes.py).
+        "autogroup_nice": proc_value("autogroup").rsplit("nice", 1)[1].strip(),
+        "oom_score_adj": proc_value("oom_score_adj"),
         "limits": limits,
         "data_tighter_than_address_space": (
             resource.getrlimit(resource.RLIMIT_DATA)[0]
@@ -202,6 +211,7 @@ def test_every_poisoning_program_is_here() -> None:
         "poison_ioprio",
         "poison_pid_syscalls",
         "poison_linger_after_result",
+        "poison_proc_writes",
     } <= names
 
 
