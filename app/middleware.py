@@ -21,6 +21,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.cookies import LEARNER_COOKIE, cookie_values, oversized, own_cookies_only
+from app.cross_site import cross_site_reason, json_body_reason
 from app.proxies import forwarded_https
 
 _LEARNER = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -60,6 +61,16 @@ class SecurityMiddleware:
         too_large = oversized(scope["headers"])
         if too_large is not None:  # refused before anything parses them
             await _refuse(send, 431, "headers_too_large", too_large)
+            return
+        method: str = scope["method"]
+        cross_site = cross_site_reason(method, scope["headers"])
+        if cross_site is not None:  # refused with no new learner cookie: nothing is replaced
+            message = f"{cross_site}; Drill only accepts changes made from its own pages"
+            await _refuse(send, 403, "cross_site", message)
+            return
+        not_json = json_body_reason(method, scope["path"], scope["headers"])
+        if not_json is not None:
+            await _refuse(send, 415, "unsupported_media_type", not_json)
             return
         scope["headers"] = own_cookies_only(scope["headers"])
         state: dict[str, Any] = scope.setdefault("state", {})
