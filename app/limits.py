@@ -33,15 +33,21 @@ class Limiter(Protocol):
         ...
 
 
-def _limited(tokens: float, rate: float) -> RateLimited:
+def _limited(tokens: float, rate: float, what: str = "submissions") -> RateLimited:
     wait = max(1, math.ceil((1.0 - tokens) / rate))
-    return RateLimited(f"too many submissions; you can submit again in {wait} s", retry_after=wait)
+    if what == "submissions":
+        return RateLimited(
+            f"too many submissions; you can submit again in {wait} s", retry_after=wait
+        )
+    return RateLimited(f"too many {what}; try again in {wait} s", retry_after=wait)
 
 
 class RateLimiter:
-    """A token bucket per client: ``burst`` submissions at once, ``per_minute`` sustained."""
+    """A token bucket per client: ``burst`` submissions at once, ``per_minute`` sustained
+    (``what`` names what is counted, in the refusal's message)."""
 
-    def __init__(self, per_minute: float, burst: int) -> None:
+    def __init__(self, per_minute: float, burst: int, what: str = "submissions") -> None:
+        self.what = what
         self.rate = per_minute / 60.0
         self.burst = float(burst)
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
@@ -54,7 +60,7 @@ class RateLimiter:
             tokens = min(self.burst, tokens + (now - stamp) * self.rate)
             if tokens < 1.0:
                 self._buckets[client] = (tokens, now)
-                raise _limited(tokens, self.rate)
+                raise _limited(tokens, self.rate, self.what)
             self._buckets[client] = (tokens - 1.0, now)
             while len(self._buckets) > MAX_CLIENTS:
                 self._buckets.popitem(last=False)

@@ -14,7 +14,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import Forbidden, Invalid, NotFound, TooLarge
-from app.limits import Admission, rate_limiter
+from app.limits import Admission, RateLimiter, rate_limiter
 from app.rendering import render_markdown, render_statement
 from app.schemas import (
     ExerciseDetail,
@@ -47,6 +47,9 @@ class Service:
         self.store = store
         # Shared by every API node when the store is (PostgreSQL); in memory otherwise.
         self.limiter = rate_limiter(settings, store)
+        self.draft_limiter = RateLimiter(
+            settings.draft_rate_per_minute, settings.draft_burst, "draft saves"
+        )
         self.admission = Admission(settings.max_pending)
         # Grading threads: one per admitted submission, so none waits for a thread.
         # asyncio's executor hop costs less than anyio's (profiled: 1.6 ms per Submit).
@@ -244,9 +247,12 @@ class Service:
 
     # --- drafts ---
 
-    async def save_draft(self, learner: str, slug: str, track: str, code: str) -> dict[str, Any]:
+    async def save_draft(
+        self, learner: str, client: str, slug: str, track: str, code: str
+    ) -> dict[str, Any]:
         exercise = self.exercise(slug)
         self.check_code(exercise, track, code)
+        self.draft_limiter.check(client)
         return await run_in_threadpool(self.store.save_draft, learner, slug, track, code)
 
     async def draft(self, learner: str, slug: str, track: str) -> dict[str, Any]:

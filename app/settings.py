@@ -26,6 +26,11 @@ class AppSettings(Settings):
     # Per client (address): a token bucket of submissions.
     rate_per_minute: float = Field(60.0, gt=0)
     rate_burst: int = Field(20, ge=1)
+    # Per client (address), per node: a token bucket of draft saves (the editor saves a
+    # second after typing stops). With the code size cap, it bounds what one client can
+    # add to the database: burst x 64 KiB at once, then per_minute x 64 KiB a minute.
+    draft_rate_per_minute: float = Field(120.0, gt=0)
+    draft_burst: int = Field(30, ge=1)
     # Submissions waiting for or holding a worker; beyond this the service answers 503.
     max_pending: int = Field(32, ge=1)
     # Bearer token of the instructor dashboard (/instructor); unset or empty disables it.

@@ -4,7 +4,7 @@ from typing import Any
 
 from fastapi import APIRouter, Path
 
-from app.deps import LearnerDep, ServiceDep
+from app.deps import ClientDep, LearnerDep, ServiceDep
 from app.schemas import Draft, DraftIn
 
 router = APIRouter(prefix="/api/drafts", tags=["drafts"])
@@ -25,8 +25,9 @@ async def put_draft(
     body: DraftIn,
     service: ServiceDep,
     learner: LearnerDep,
+    client: ClientDep,
     slug: str = SlugPath,
     track: str = TrackPath,
 ) -> Any:
-    """Save the learner's code for a track."""
-    return await service.save_draft(learner, slug, track, body.code)
+    """Save the learner's code for a track (rate limited per client: 429 with Retry-After)."""
+    return await service.save_draft(learner, client, slug, track, body.code)
