@@ -37,6 +37,7 @@ from graders.settings import Settings
 log = logging.getLogger("drill.worker")
 
 FETCH_WAIT = 1.0  # seconds a pull waits for a job; a drain is noticed within it
+PULL_INBOX = 256  # messages the pull subscription's inbox holds before it drops
 
 
 class QueueWorker:
@@ -71,8 +72,12 @@ class QueueWorker:
             try:
                 js = nc.jetstream()
                 await queue.ensure_stream(js, self.settings)
+                # fetch(1) when a slot is free is what keeps a worker from hoarding jobs. The
+                # inbox also gets the broker's status replies to earlier pulls (408s): with
+                # room for one message only, a job arriving behind a stale status after a
+                # reconnect was dropped ("slow consumer") and sat out its ack wait.
                 sub = await js.pull_subscribe_bind(
-                    queue.consumer(self.role), queue.STREAM, pending_msgs_limit=self.slots
+                    queue.consumer(self.role), queue.STREAM, pending_msgs_limit=PULL_INBOX
                 )
                 log.warning(
                     "drill worker ready: role %s, %d slot(s), sandbox %s, %s, queue %s",

@@ -169,9 +169,15 @@ def scene() -> Iterator[Scene]:
 
 @pytest.fixture
 def healthy(scene: Scene) -> Scene:
-    """Every worker running again before the test (an earlier one may have killed some)."""
+    """Every worker running again before the test (an earlier one may have killed some),
+    and every API node connected to the broker again (an earlier one may have stopped it)."""
     for name in ("w1", "w2", "ref"):
         scene.worker(name)
+    deadline = time.monotonic() + 60
+    for api in scene.apis.values():
+        while httpx.get(f"{api.base}/healthz", timeout=5).json()["status"] != "ok":
+            assert time.monotonic() < deadline, scene.cluster.logs()
+            time.sleep(0.1)
     return scene
 
 
