@@ -1,4 +1,5 @@
-"""Load shedding in front of the worker pool: a per-client rate limit and a bounded queue.
+"""Load shedding in front of the worker pool: a per-client rate limit (the bounded, fair
+queue behind it is app/admission.py).
 
 The rate limit is a token bucket per client: in this process (one web node), or in the
 shared database (PostgreSQL: several nodes behind a load balancer admit ``burst``
@@ -11,14 +12,12 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Protocol
 
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from app.errors import RateLimited, Unavailable
+from app.errors import RateLimited
 from app.settings import AppSettings
 from app.store import Store, StoreUnavailable
 
@@ -163,27 +162,3 @@ def rate_limiter(settings: AppSettings, store: Store) -> Limiter:
     if store.dialect == "postgresql":
         return DatabaseRateLimiter(store, settings.rate_per_minute, settings.rate_burst)
     return RateLimiter(settings.rate_per_minute, settings.rate_burst)
-
-
-class Admission:
-    """At most ``limit`` submissions waiting for or holding a worker."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.pending = 0
-        self._lock = threading.Lock()
-
-    @contextmanager
-    def slot(self) -> Iterator[None]:
-        with self._lock:
-            if self.pending >= self.limit:
-                raise Unavailable(
-                    "the graders are at capacity; please try again in a few seconds",
-                    retry_after=2,
-                )
-            self.pending += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self.pending -= 1

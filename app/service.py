@@ -13,8 +13,9 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
+from app.admission import Admission, Ticket
 from app.errors import Forbidden, Invalid, NotFound, TooLarge
-from app.limits import Admission, RateLimiter, rate_limiter
+from app.limits import RateLimiter, rate_limiter
 from app.rendering import render_markdown, render_statement
 from app.schemas import (
     ExerciseDetail,
@@ -50,7 +51,13 @@ class Service:
         self.draft_limiter = RateLimiter(
             settings.draft_rate_per_minute, settings.draft_burst, "draft saves"
         )
-        self.admission = Admission(settings.max_pending)
+        self.admission = Admission(
+            settings.max_pending,
+            slots=settings.slots,
+            client_share=settings.share,
+            client_pending=settings.max_pending_per_client,
+            learner_pending=settings.max_pending_per_learner,
+        )
         # Grading threads: one per admitted submission, so none waits for a thread.
         # asyncio's executor hop costs less than anyio's (profiled: 1.6 ms per Submit).
         self.grading_threads = ThreadPoolExecutor(settings.max_pending, "grading")
@@ -160,15 +167,23 @@ class Service:
         exercise = self.exercise(slug)
         self.check_code(exercise, track, code)
         self.limiter.check(client)
-        with self.admission.slot():
-            # One trip to a grading thread: grade, then commit before answering.
+        with self.admission.slot(client, learner) as ticket:
+            # One trip to a grading thread: wait for a turn, grade, then commit before answering.
             return await asyncio.get_running_loop().run_in_executor(
-                self.grading_threads, self._grade_and_store, learner, exercise, track, code, mode
+                self.grading_threads,
+                self._grade_and_store,
+                ticket,
+                learner,
+                exercise,
+                track,
+                code,
+                mode,
             )
 
     def _grade_and_store(
-        self, learner: str, exercise: Exercise, track: str, code: str, mode: Mode
+        self, ticket: Ticket, learner: str, exercise: Exercise, track: str, code: str, mode: Mode
     ) -> dict[str, Any]:
+        self.admission.wait_turn(ticket, self.settings.queue_wait_seconds)
         # The exercise looked up when the request came: a reload meanwhile does not mix versions.
         # The id exists before grading: a queue drops a second publish of the same job, and
         # the store keeps one row per id (the first result stored wins).

@@ -33,6 +33,16 @@ class AppSettings(Settings):
     draft_burst: int = Field(30, ge=1)
     # Submissions waiting for or holding a worker; beyond this the service answers 503.
     max_pending: int = Field(32, ge=1)
+    # Fair share of the graders (app/admission.py). Per client (address) and per learner:
+    # submissions waiting or being graded at once; beyond them 429 ("wait for your results").
+    max_pending_per_client: int = Field(8, ge=1)
+    max_pending_per_learner: int = Field(4, ge=1)
+    # The grading slots this node hands out: its learner workers (default DRILL_WORKERS), or
+    # in distributed mode its share of the cluster's learner worker slots.
+    grading_slots: int | None = Field(None, ge=1)
+    # The most slots one client holds at once (default half the slots, at least one): one
+    # client's slow jobs leave workers free for every other learner.
+    client_share: int | None = Field(None, ge=1)
     # Bearer token of the instructor dashboard (/instructor); unset or empty disables it.
     instructor_token: SecretStr | None = None
     # The reverse proxies in front of the service: IPs or CIDRs (in the environment,
@@ -62,6 +72,15 @@ class AppSettings(Settings):
             return [str(ipaddress.ip_network(entry)) for entry in value]
         except ValueError as exc:
             raise ValueError(f"DRILL_TRUSTED_PROXIES: {exc}") from None
+
+
+    @property
+    def slots(self) -> int:
+        return self.grading_slots or self.workers
+
+    @property
+    def share(self) -> int:
+        return self.client_share or max(1, self.slots // 2)
 
 
 @lru_cache(maxsize=1)

@@ -97,8 +97,14 @@ HOSTILE = (
 )
 KINDS = ("correct", "wrong", "hostile")
 WEIGHTS = (45, 35, 20)
-# As the attack suite sets them: the rate limiter must never be what answers.
-RATE_ENV = {"DRILL_RATE_PER_MINUTE": "1000000", "DRILL_RATE_BURST": "100000"}
+# As the attack suite sets them: the rate limiter must never be what answers. The soak is
+# the proxy of its clients: each has its own address, hence its own fair share of the
+# workers and its own allowance of pending submissions (app/admission.py).
+RATE_ENV = {
+    "DRILL_RATE_PER_MINUTE": "1000000",
+    "DRILL_RATE_BURST": "100000",
+    "DRILL_TRUSTED_PROXIES": "127.0.0.1",
+}
 WARM_UP_S = 60.0
 # 16 clients behind 2 workers, hostile jobs taking their 6 s wall limit: a request may
 # wait tens of seconds in the queue; past this it has no verdict and counts as wrong.
@@ -263,7 +269,8 @@ def client(
     rng = random.Random(f"{seed}-{index}")
     kind = KINDS[index % len(KINDS)]
     try:
-        with httpx.Client(timeout=REQUEST_TIMEOUT) as http:
+        address = {"X-Forwarded-For": f"10.0.{index // 250}.{index % 250 + 1}"}
+        with httpx.Client(timeout=REQUEST_TIMEOUT, headers=address) as http:
             while not stop.is_set():
                 program = rng.choice(found[kind])
                 answer = submit(http, base, program, tally, stop)

@@ -577,3 +577,62 @@ def test_drill_regrade_grades_through_the_queue(healthy: Scene) -> None:
         query = sa.text("select regrade_of, status from submissions where regrade_of in (:a, :b)")
         found = dict(c.execute(query, {"a": ids[0], "b": ids[1]}).all())
     assert found == {ids[0]: "pass", ids[1]: "fail"}
+
+
+def test_a_client_holding_its_allowance_leaves_a_learner_worker_free(healthy: Scene) -> None:
+    """Fair share in distributed mode: an API node publishes at most its share of jobs for
+    one client (here one of its two slots), so one client's slow Submits, queued up to its
+    allowance, leave a learner worker for everyone else. Two nodes behind a trusted proxy;
+    the hog sends to one. Judged by order: the others are graded while the hog's first
+    job still runs to its wall limit; without the share both workers hold the hog's jobs
+    and the others wait for one to end (the hog's answer comes first)."""
+    allowance = 3
+    nodes = healthy.cluster.start_apis(
+        ["fair-1", "fair-2"],
+        DRILL_TRUSTED_PROXIES="127.0.0.1",
+        DRILL_GRADING_SLOTS="2",
+        DRILL_MAX_PENDING_PER_CLIENT=str(allowance),
+    )
+    hog_code = "import time\ntime.sleep(60)  # held until the wall limit\n"
+    slug, track = "gradient-checkpointing", "numpy"
+    finished: list[tuple[str, int]] = []
+    lock = threading.Lock()
+
+    def send(node: Node, client: str, code: str) -> httpx.Response:
+        return httpx.post(
+            f"{node.base}/api/exercises/{slug}/submissions",
+            json={"track": track, "code": code, "mode": "submit"},
+            headers={"X-Forwarded-For": client},
+            timeout=120,
+        )
+
+    def hog() -> None:
+        answer = send(nodes["fair-1"], "203.0.113.61", hog_code)
+        with lock:
+            finished.append(("hog", answer.status_code))
+
+    try:
+        seen = set(healthy.started_jobs())
+        hogs = [threading.Thread(target=hog) for _ in range(allowance + 1)]
+        for thread in hogs:
+            thread.start()
+        healthy.wait_for_start(seen)
+        deadline = time.monotonic() + 30
+        while ("hog", 429) not in list(finished):  # the allowance is all admitted
+            assert time.monotonic() < deadline, finished
+            time.sleep(0.05)
+        for name in ("fair-1", "fair-2"):
+            answer = send(nodes[name], "203.0.113.62", solution(slug, track))
+            assert answer.status_code == 200 and answer.json()["status"] == "pass", answer.text
+            with lock:
+                ahead = [status for _, status in finished if status == 200]
+            assert not ahead, f"graded through {name} after {len(ahead)} of the hog's jobs"
+        for thread in hogs:
+            thread.join(timeout=120)
+        # Each hog job is graded (a time-out) or, queued longer than the queue wait
+        # (8 s here) behind the hog's own, refused with 503.
+        statuses = sorted(status for _, status in finished)
+        assert statuses[0] == 200 and set(statuses) <= {200, 429, 503}, statuses
+    finally:
+        for node in nodes.values():
+            node.stop()

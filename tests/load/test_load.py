@@ -59,6 +59,9 @@ def test_sixteen_clients_mixing_correct_and_hostile_code(tmp_path: Path) -> None
         "DRILL_MAX_PENDING": "8",  # small, so that overload really happens
         "DRILL_RATE_PER_MINUTE": "3000",
         "DRILL_RATE_BURST": "60",
+        # Sixteen clients behind the test, their own proxy: each has its own address and
+        # so its own fair share of the workers (app/admission.py).
+        "DRILL_TRUSTED_PROXIES": "127.0.0.1",
     }
     outcomes: Counter[str] = Counter()
     problems: list[str] = []
@@ -88,7 +91,8 @@ def test_sixteen_clients_mixing_correct_and_hostile_code(tmp_path: Path) -> None
 
         def client(seed: int) -> None:
             rng = random.Random(seed)
-            with httpx.Client(timeout=60) as http:
+            address = {"X-Forwarded-For": f"10.0.1.{seed + 1}"}
+            with httpx.Client(timeout=60, headers=address) as http:
                 while going():
                     hostile = rng.random() < 0.4
                     name = rng.choice(sorted(HOSTILE)) if hostile else "correct"
