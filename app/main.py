@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app import errors
 from app.middleware import SecurityMiddleware
+from app.retention import OutputRetention
 from app.routers import drafts, exercises, health, instructor, pages, progress, submissions
 from app.service import Service
 from app.settings import AppSettings, get_app_settings
@@ -68,6 +69,8 @@ def create_app(
         await run_in_threadpool(service.note_versions)  # when each version went live
         threading.Thread(target=service.warm_references, daemon=True).start()
         watcher = watch_catalog(grader) if settings.reload else None  # instructors' edits
+        retention = OutputRetention(store, settings.output_retention_days)
+        retention.start()
         status = grader.status
         log.info(
             "Drill ready: %s, %d exercises",
@@ -79,6 +82,7 @@ def create_app(
         try:
             yield
         finally:
+            retention.stop()
             if watcher is not None:
                 watcher.stop()
             service.close()

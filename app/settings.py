@@ -43,6 +43,9 @@ class AppSettings(Settings):
     # The most slots one client holds at once (default half the slots, at least one): one
     # client's slow jobs leave workers free for every other learner.
     client_share: int | None = Field(None, ge=1)
+    # Days the learners' output is kept with their submissions (app/retention.py); verdicts
+    # and code are kept for good. 0 keeps outputs for good too.
+    output_retention_days: float = Field(30.0, ge=0)
     # Bearer token of the instructor dashboard (/instructor); unset or empty disables it.
     instructor_token: SecretStr | None = None
     # The reverse proxies in front of the service: IPs or CIDRs (in the environment,

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import secrets
 from contextlib import AbstractContextManager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, and_, case, create_engine, event, func, insert, select
+from sqlalchemy import Select, and_, case, create_engine, event, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, aliased, sessionmaker
@@ -27,7 +27,7 @@ from app.tables import (
     SubmissionRow,
     write_submissions,
 )
-from graders.results import GradeResult
+from graders.results import OUTPUT_EXPIRED, GradeResult
 
 __all__ = [
     "Base",
@@ -179,6 +179,49 @@ class Store:
         except OperationalError as exc:
             raise StoreUnavailable(str(exc.orig)) from exc
         return shown
+
+    def expire_outputs(
+        self, before: datetime, after: datetime | None = None, batch: int = 200
+    ) -> tuple[int, datetime | None]:
+        """Replace the learner output kept with submissions made in [after, before) by a
+        note (verdicts, messages and code stay); return how many rows changed and the
+        time of the newest row looked at, the next call's ``after``."""
+        s = SubmissionRow
+        changed, seen = 0, after
+        try:
+            while True:
+                window = s.created_at < before
+                if seen is not None:
+                    window = and_(window, s.created_at >= seen)
+                with self.engine.begin() as connection:
+                    rows = connection.execute(
+                        select(s.id, s.created_at, s.result)
+                        .where(window)
+                        .order_by(s.created_at, s.id)
+                        .limit(batch)
+                    ).all()
+                    for row in rows:
+                        result = dict(row.result)
+                        tests = [dict(t) for t in result.get("tests", [])]
+                        if not any(t.get("output") not in ("", OUTPUT_EXPIRED) for t in tests):
+                            continue
+                        for test in tests:
+                            if test.get("output"):
+                                test["output"] = OUTPUT_EXPIRED
+                        connection.execute(
+                            update(s)
+                            .where(s.id == row.id)
+                            .values(result={**result, "tests": tests})
+                        )
+                        changed += 1
+                if rows:
+                    last = _aware(rows[-1].created_at)
+                    # A whole batch made at one instant: step past it rather than loop.
+                    seen = last + timedelta(microseconds=1) if last == seen else last
+                if len(rows) < batch:
+                    return changed, seen
+        except OperationalError as exc:
+            raise StoreUnavailable(str(exc.orig)) from exc
 
     def get_submission(self, sub_id: str) -> dict[str, Any] | None:
         try:

@@ -5,6 +5,7 @@ Named after Exercism's ``results.json``: ``version`` is the version of this form
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -12,10 +13,16 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 RESULTS_VERSION = 1
 OUTPUT_LIMIT = 16 * 1024  # characters of learner output kept per test
+# Bytes of learner output, as stored (JSON, escapes included: a control character is six),
+# kept per submission over all its tests: the later tests' outputs are cut to what is
+# left. Without it one Submit of maximal output stored about 0.8 MB.
+SUBMISSION_OUTPUT_BYTES = 64 * 1024
 # Kept at the cut of a truncated output (``output_truncated`` says so too, with
 # ``output_bytes`` telling how much there was): readers of ``output`` alone, the CLI's
 # --json and results stored before those fields, still see where the output was cut.
 TRUNCATION_MARKER = "\n… [output truncated]"
+# What replaces a test's output once the retention period is over (app.store.expire_outputs).
+OUTPUT_EXPIRED = "[output removed: outputs are kept for a limited time]"
 # The largest output size a result reports: JavaScript's largest exact integer (2**53 - 1),
 # far above what a test can write within its time limit.
 MAX_OUTPUT_BYTES = 2**53 - 1
@@ -55,6 +62,27 @@ def truncate_output(text: str, limit: int = OUTPUT_LIMIT, already_truncated: boo
     if len(text) > limit:
         return text[:limit] + TRUNCATION_MARKER
     return text + TRUNCATION_MARKER if already_truncated else text
+
+
+def stored_size(text: str) -> int:
+    """Bytes ``text`` takes in a stored result (JSON-encoded, ASCII escapes; the quotes
+    around it not counted)."""
+    return len(json.dumps(text)) - 2
+
+
+def fit_output(text: str, budget: int) -> str:
+    """The longest start of ``text`` that, with the truncation marker, stores in
+    ``budget`` bytes (an empty string when even the marker does not fit)."""
+    if stored_size(TRUNCATION_MARKER) > budget:
+        return ""
+    low, high = 0, len(text)  # binary search on the prefix length: size grows with it
+    while low < high:
+        middle = (low + high + 1) // 2
+        if stored_size(text[:middle] + TRUNCATION_MARKER) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low] + TRUNCATION_MARKER
 
 
 class TestResult(BaseModel):
@@ -136,6 +164,17 @@ class GradeResult(BaseModel):
     @classmethod
     def _clipped(cls, value: str) -> str:
         return clip_message(value)
+
+    @model_validator(mode="after")
+    def _output_budget(self) -> GradeResult:
+        left = SUBMISSION_OUTPUT_BYTES
+        for test in self.tests:
+            size = stored_size(test.output)
+            if size > left:
+                test.output = fit_output(test.output, left)
+                test.output_truncated = True
+            left = max(0, left - stored_size(test.output))
+        return self
 
     @field_validator("status")
     @classmethod

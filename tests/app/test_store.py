@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,19 @@ from sqlalchemy import func, insert, select, update
 from app import stats
 from app.errors import RateLimited
 from app.limits import DatabaseRateLimiter, RateLimiter, rate_limiter
+from app.retention import OutputRetention
 from app.store import Store, history_query
 from app.tables import Base, RateBucketRow, SubmissionRow, SubmissionTestRow
-from graders.results import GradeResult, Status, TestResult
+from graders.results import (
+    OUTPUT_EXPIRED,
+    OUTPUT_LIMIT,
+    SUBMISSION_OUTPUT_BYTES,
+    TRUNCATION_MARKER,
+    GradeResult,
+    Status,
+    TestResult,
+    stored_size,
+)
 from tests.app.postgres import fresh_database
 from tests.conftest import make_settings
 
@@ -381,3 +392,41 @@ def test_the_factory_shares_buckets_only_on_postgresql(store: Store, tmp_path: P
     limiter = rate_limiter(make_settings(tmp_path, tmp_path), store)
     shared = store.dialect == "postgresql"
     assert isinstance(limiter, DatabaseRateLimiter if shared else RateLimiter)
+
+
+# --- what a submission may store, and for how long ---
+
+
+def test_one_submission_stores_at_most_its_output_budget(store: Store) -> None:
+    """Eight tests each writing their 16 K characters of escapes (six bytes each when
+    stored): the result keeps SUBMISSION_OUTPUT_BYTES of output, not about 0.8 MB."""
+    tests = {f"test {i}": ("fail", "wrong") for i in range(8)}
+    shown = save(store, graded(tests, output="\x1b" * 20_000))
+    with store.engine.connect() as connection:
+        stored = connection.execute(select(SubmissionRow.result)).scalar_one()
+    outputs = sum(stored_size(t["output"]) for t in stored["tests"])
+    assert outputs <= SUBMISSION_OUTPUT_BYTES < 8 * stored_size("\x1b" * OUTPUT_LIMIT)
+    assert shown["tests"][0]["output"].startswith("\x1b" * 1000)  # the first test keeps its own
+    assert all(t["output_truncated"] for t in stored["tests"])
+    assert stored["tests"][-1]["output"] in ("", TRUNCATION_MARKER)  # nothing left for it
+
+
+def test_old_outputs_expire_and_verdicts_stay(store: Store) -> None:
+    old = save(store, graded({"a": ("fail", "wrong")}, output="printed long ago"))
+    new = save(store, graded({"a": ("pass", "")}, output="printed today"), "learner-b")
+    with store.engine.begin() as connection:
+        connection.execute(
+            update(SubmissionRow)
+            .where(SubmissionRow.id == old["id"])
+            .values(created_at=datetime.now(UTC) - timedelta(days=40))
+        )
+    retention = OutputRetention(store, days=30)
+    assert retention.run_once() == 1
+    expired, kept = store.get_submission(old["id"]), store.get_submission(new["id"])
+    assert expired is not None and kept is not None
+    assert expired["tests"][0]["output"] == OUTPUT_EXPIRED
+    assert (expired["status"], expired["tests"][0]["message"]) == ("fail", "wrong")
+    assert kept["tests"][0]["output"] == "printed today"
+    GradeResult.model_validate(expired)  # still a result every reader understands
+    assert retention.run_once() == 0  # done once
+    assert OutputRetention(store, days=30).run_once() == 0  # another node: nothing to do

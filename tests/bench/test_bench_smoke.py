@@ -59,3 +59,17 @@ def test_queue_benchmark_smoke(tmp_path: Path) -> None:
     assert len(report["targets"]) == 3
     assert (tmp_path / "queue.png").stat().st_size > 10_000
     assert "Distributed hops" in stdout
+
+
+def test_fairness_benchmark_smoke(tmp_path: Path) -> None:
+    """A learner's Submits alone and beside a client holding its allowance of slow ones,
+    in both modes (the default share only: the row without it waits out wall limits)."""
+    run_bench("fairness.py", tmp_path)
+    report = json.loads((tmp_path / "fairness.json").read_text())
+    assert [(r["mode"], r["setting"]) for r in report["rows"]] == [
+        ("embedded", "share (default)"),
+        ("distributed", "share (default)"),
+    ]
+    for row in report["rows"]:
+        assert row["alone"]["n"] == row["hog"]["n"] == 2
+        assert row["hog_requests"]["sent"] >= 8  # its whole allowance
