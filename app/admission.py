@@ -14,22 +14,35 @@ finds one free. A freed slot goes to the waiting submission whose client holds t
 slots now and, among equals, was served longest ago (then the same for learners, then
 arrival): clients and learners are served in turn, not first come, first served, so a
 client that queued twenty jobs does not make a newcomer wait behind all twenty.
+
+Behind a load balancer, one client may reach several nodes; with a ``cluster`` share
+(app/cluster_share.py, on PostgreSQL) a job granted a slot here also takes a lease counted
+over every node, and gives its slot back to wait again while the client holds its share
+elsewhere.
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from app.cluster_share import ClusterShare
 from app.errors import RateLimited, Unavailable
+from app.store import StoreUnavailable
+
+log = logging.getLogger("drill.admission")
 
 # Retry-After of a refusal for too many pending submissions of one client or learner:
 # long enough for a typical job to finish, short enough not to look like a ban.
 PENDING_RETRY_SECONDS = 5
+# How soon a job whose client holds its share on other nodes asks again.
+CLUSTER_RETRY_SECONDS = 0.2
 
 
 @dataclass(eq=False)
@@ -41,6 +54,7 @@ class Ticket:
     arrived: int
     granted: bool = False
     ready: threading.Event = field(default_factory=threading.Event)
+    lease: str | None = None  # its lease in the cluster-wide share, while it holds one
 
 
 class Admission:
@@ -54,12 +68,14 @@ class Admission:
         client_share: int,
         client_pending: int,
         learner_pending: int,
+        cluster: ClusterShare | None = None,
     ) -> None:
         self.limit = limit
         self.slots = slots
         self.client_share = client_share
         self.client_pending = client_pending
         self.learner_pending = learner_pending
+        self.cluster = cluster
         self.pending = 0  # admitted and not finished: waiting or graded
         self.running = 0  # holding a grading slot
         self._pending_by_client: Counter[str] = Counter()
@@ -115,22 +131,45 @@ class Admission:
                     self._served_learner.pop(learner, None)
                 self._hand_out()
 
-    def wait_turn(self, ticket: Ticket, timeout: float) -> None:
+    def wait_turn(self, ticket: Ticket, timeout: float, lease_seconds: float = 600.0) -> None:
         """Block until ``ticket`` holds a grading slot (it keeps it until its ``slot``
-        ends), or raise Unavailable after ``timeout`` seconds."""
-        with self._lock:
-            self._waiting.append(ticket)
-            self._hand_out()
-        if ticket.ready.wait(timeout):
-            return
-        with self._lock:
-            if ticket.granted:  # granted between the timeout and the lock
+        ends; a cluster lease, if any, until ``give_back``), or raise Unavailable after
+        ``timeout`` seconds. ``lease_seconds``: the longest the job can take."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._lock:
+                self._waiting.append(ticket)
+                self._hand_out()
+            if not ticket.ready.wait(max(0.0, deadline - time.monotonic())):
+                with self._lock:
+                    if not ticket.granted:  # not granted between the timeout and the lock
+                        self._waiting.remove(ticket)
+                        raise _no_grader(timeout)
+            if self.cluster is None:
                 return
-            self._waiting.remove(ticket)
-        raise Unavailable(
-            f"no grader became free within {timeout:.0f} s; please try again in a minute",
-            retry_after=30,
-        )
+            ticket.lease = self.cluster.take(ticket.client, lease_seconds)
+            if ticket.lease is not None:
+                return
+            # The client holds its share through other nodes: this slot goes to someone
+            # else, and the job asks again shortly.
+            with self._lock:
+                self._release(ticket)
+                ticket.granted = False
+                ticket.ready.clear()
+                self._hand_out()
+            if time.monotonic() + CLUSTER_RETRY_SECONDS >= deadline:
+                raise _no_grader(timeout)
+            time.sleep(CLUSTER_RETRY_SECONDS)
+
+    def give_back(self, ticket: Ticket) -> None:
+        """Give back the ticket's cluster lease once its job is done (blocking)."""
+        if self.cluster is None or ticket.lease is None:
+            return
+        try:
+            self.cluster.give_back(ticket.lease)
+        except StoreUnavailable as exc:
+            log.warning("could not give back a grading lease (it expires on its own): %s", exc)
+        ticket.lease = None
 
     def _hand_out(self) -> None:
         """Give free slots to waiting tickets in turn (under the lock)."""
@@ -164,6 +203,13 @@ class Admission:
         self.running -= 1
         _decrement(self._running_by_client, ticket.client)
         _decrement(self._running_by_learner, ticket.learner)
+
+
+def _no_grader(timeout: float) -> Unavailable:
+    return Unavailable(
+        f"no grader became free within {timeout:.0f} s; please try again in a minute",
+        retry_after=30,
+    )
 
 
 def _decrement(counter: Counter[str], key: str) -> bool:

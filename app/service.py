@@ -14,6 +14,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from app.admission import Admission, Ticket
+from app.cluster_share import ClusterShare
 from app.errors import Forbidden, Invalid, NotFound, TooLarge
 from app.limits import RateLimiter, rate_limiter
 from app.rendering import render_markdown, render_statement
@@ -57,6 +58,9 @@ class Service:
             client_share=settings.share,
             client_pending=settings.max_pending_per_client,
             learner_pending=settings.max_pending_per_learner,
+            # Several API nodes share a PostgreSQL database: a client's share holds
+            # across them. SQLite means one node, whose own count is the whole.
+            cluster=ClusterShare(store, settings.share) if store.dialect == "postgresql" else None,
         )
         # Grading threads: one per admitted submission, so none waits for a thread.
         # asyncio's executor hop costs less than anyio's (profiled: 1.6 ms per Submit).
@@ -183,7 +187,19 @@ class Service:
     def _grade_and_store(
         self, ticket: Ticket, learner: str, exercise: Exercise, track: str, code: str, mode: Mode
     ) -> dict[str, Any]:
-        self.admission.wait_turn(ticket, self.settings.queue_wait_seconds)
+        # The longest the job can take, as the queue bounds it: the lease's lifetime.
+        longest = self.settings.queue_wait_seconds + 2 * (
+            job_limits(self.settings, exercise).wall_seconds + self.settings.queue_ack_wait
+        )
+        self.admission.wait_turn(ticket, self.settings.queue_wait_seconds, longest + 30)
+        try:
+            return self._graded_and_stored(learner, exercise, track, code, mode)
+        finally:
+            self.admission.give_back(ticket)
+
+    def _graded_and_stored(
+        self, learner: str, exercise: Exercise, track: str, code: str, mode: Mode
+    ) -> dict[str, Any]:
         # The exercise looked up when the request came: a reload meanwhile does not mix versions.
         # The id exists before grading: a queue drops a second publish of the same job, and
         # the store keeps one row per id (the first result stored wins).

@@ -580,12 +580,13 @@ def test_drill_regrade_grades_through_the_queue(healthy: Scene) -> None:
 
 
 def test_a_client_holding_its_allowance_leaves_a_learner_worker_free(healthy: Scene) -> None:
-    """Fair share in distributed mode: an API node publishes at most its share of jobs for
-    one client (here one of its two slots), so one client's slow Submits, queued up to its
-    allowance, leave a learner worker for everyone else. Two nodes behind a trusted proxy;
-    the hog sends to one. Judged by order: the others are graded while the hog's first
-    job still runs to its wall limit; without the share both workers hold the hog's jobs
-    and the others wait for one to end (the hog's answer comes first)."""
+    """Fair share in distributed mode: a client holds at most its share of the workers
+    (here one of two) over all API nodes, each node's queue and a lease in PostgreSQL
+    counting it, so one client's slow Submits, queued up to its allowance and spread over
+    two nodes, leave a learner worker for everyone else. Judged by order: the others are
+    graded while the hog's first job still runs to its wall limit; without the share both
+    workers hold the hog's jobs and the others wait for one to end (the hog's answer
+    comes first)."""
     allowance = 3
     nodes = healthy.cluster.start_apis(
         ["fair-1", "fair-2"],
@@ -606,14 +607,18 @@ def test_a_client_holding_its_allowance_leaves_a_learner_worker_free(healthy: Sc
             timeout=120,
         )
 
-    def hog() -> None:
-        answer = send(nodes["fair-1"], "203.0.113.61", hog_code)
+    def hog(node: str) -> None:
+        answer = send(nodes[node], "203.0.113.61", hog_code)
         with lock:
             finished.append(("hog", answer.status_code))
 
     try:
         seen = set(healthy.started_jobs())
-        hogs = [threading.Thread(target=hog) for _ in range(allowance + 1)]
+        # Over both nodes, as a load balancer may spread them: one through fair-2, and
+        # through fair-1 one more than its allowance (counted per node), so that a 429
+        # says the allowance is all admitted.
+        spread = ["fair-2"] + ["fair-1"] * (allowance + 1)
+        hogs = [threading.Thread(target=hog, args=(name,)) for name in spread]
         for thread in hogs:
             thread.start()
         healthy.wait_for_start(seen)
