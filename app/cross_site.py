@@ -40,7 +40,11 @@ def cross_site_reason(method: str, headers: list[tuple[bytes, bytes]]) -> str | 
     if origin is None:
         return None
     host = _header(headers, b"host") or b""
-    if origin.strip() == b"null" or urlsplit(origin.decode("latin-1")).netloc.encode() != host:
+    try:
+        netloc = urlsplit(origin.decode("latin-1")).netloc.encode()
+    except ValueError:  # not a URL ("http://[" is an invalid IPv6 one): not this host
+        return "this request came from another site"
+    if origin.strip() == b"null" or netloc != host:
         return "this request came from another site"
     return None
 

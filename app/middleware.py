@@ -101,7 +101,10 @@ class SecurityMiddleware:
             await send(message)
 
         if scope["method"] in ("POST", "PUT", "PATCH"):
-            body = await self._read_body(receive)
+            try:
+                body = await self._read_body(receive)
+            except _CutShort:
+                return  # nobody to answer, and a body cut short is not acted upon
             if body is None:
                 await self._too_large(send_with_headers)
                 return
@@ -113,7 +116,8 @@ class SecurityMiddleware:
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
-                break
+                # The client went, or its body came too slowly (app/slow_clients.py).
+                raise _CutShort
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body:
@@ -126,6 +130,10 @@ class SecurityMiddleware:
     async def _too_large(self, send: Send) -> None:
         message = f"the request body is larger than {self.max_body // 1024} KiB"
         await _refuse(send, 413, "too_large", message)
+
+
+class _CutShort(Exception):
+    """The connection ended before the request's body did."""
 
 
 async def _refuse(send: Send, status: int, error: str, message: str) -> None:

@@ -46,6 +46,23 @@ class AppSettings(Settings):
     # Days the learners' output is kept with their submissions (app/retention.py); verdicts
     # and code are kept for good. 0 keeps outputs for good too.
     output_retention_days: float = Field(30.0, ge=0)
+    # Slow and greedy clients, guarded per connection (app/slow_clients.py). A request's
+    # head must arrive within header_timeout s of the connection opening or of the previous
+    # answer (408): a browser sends it in one packet; 10 s outlasts three lost packets'
+    # retransmissions. Its body within body_timeout s of the head (408): the largest body
+    # the service takes (about 390 KiB) at 13 KB/s, far below any real link.
+    header_timeout: float = Field(10.0, gt=0, le=300)
+    body_timeout: float = Field(30.0, gt=0, le=600)
+    # An idle keep-alive connection is closed after this (uvicorn's own default): the page
+    # sends a draft save a second after typing stops, and a new connection costs little.
+    keep_alive_timeout: int = Field(5, ge=1, le=300)
+    # Open connections: 503 beyond max_connections (a few hundred: well within the usual
+    # limit of 1024 descriptors, with room for the database, the workers' pipes and logs),
+    # 429 beyond max_connections_per_client from one address (a browser opens at most 6;
+    # a classroom behind one NAT address shares it: raise it there). A trusted proxy's
+    # connections are not counted per client: many clients share its address.
+    max_connections: int = Field(512, ge=1)
+    max_connections_per_client: int = Field(64, ge=1)
     # Bearer token of the instructor dashboard (/instructor); unset or empty disables it.
     instructor_token: SecretStr | None = None
     # The reverse proxies in front of the service: IPs or CIDRs (in the environment,
@@ -75,7 +92,6 @@ class AppSettings(Settings):
             return [str(ipaddress.ip_network(entry)) for entry in value]
         except ValueError as exc:
             raise ValueError(f"DRILL_TRUSTED_PROXIES: {exc}") from None
-
 
     @property
     def slots(self) -> int:

@@ -628,6 +628,7 @@ def _serve(args: argparse.Namespace, settings: AppSettings | None = None) -> int
     import uvicorn
 
     from app.main import create_app
+    from app.slow_clients import uvicorn_options
 
     settings = settings or serve_settings(args)
     pin_mmap_threshold()  # it reads every job's result, for hours
@@ -641,6 +642,9 @@ def _serve(args: argparse.Namespace, settings: AppSettings | None = None) -> int
         # The client's address is app.deps.get_client's to find (DRILL_TRUSTED_PROXIES):
         # uvicorn's own X-Forwarded-For handling would trust 127.0.0.1 behind its back.
         proxy_headers=False,
+        # Deadlines for a request's head and body, the idle keep-alive timeout, and the
+        # caps on open connections (DRILL_HEADER_TIMEOUT, ...; app/slow_clients.py).
+        **uvicorn_options(settings),
     )
     return 0
 

@@ -66,18 +66,23 @@ async def submit(request: Request, slug: str = SlugPath) -> Any:
     # The body is parsed here rather than by a ``SubmissionIn`` parameter: FastAPI's
     # dependency solving cost 2 ms of the event loop's time per Submit (profiled).
     try:
-        body = SubmissionIn.model_validate(json.loads(await request.body()))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        data = json.loads(await request.body())
+    # A ValueError of its own: a number over Python's 4300 digits (int_max_str_digits).
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as exc:
         reason = (
             exc.msg
             if isinstance(exc, json.JSONDecodeError)
             else "it is nested too deeply"
             if isinstance(exc, RecursionError)
             else "it is not UTF-8"
+            if isinstance(exc, UnicodeDecodeError)
+            else "it holds a number with too many digits"
         )
         raise RequestValidationError(
             [{"type": "json_invalid", "loc": ("body",), "msg": reason, "ctx": {"error": reason}}]
         ) from None
+    try:
+        body = SubmissionIn.model_validate(data)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in errors]) from None
