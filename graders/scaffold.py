@@ -77,7 +77,7 @@ def _files(slug: str, tracks: list[str], order: int) -> dict[str, str]:
             '@test("the worked example", example=True, hint=1)\n'
             "def worked_example(t):\n"
             f'    return {{"output": t.call("{name}", {make}([1.0, 2.0, 3.0]))}}\n\n\n'
-            '@test("a two-row input", hint=1)\n'
+            '@test("a two-row input", hint=1, reveal="summary")\n'
             "def two_rows(t):\n"
             f"    x = {make}([[0.5, -1.0], [2.0, 0.0]])\n"
             f'    return {{"output": t.call("{name}", x)}}\n'

@@ -7,7 +7,9 @@ every known-correct alternative passes every test, examples and hidden; every te
 a name of its own and says something when it fails; each track's view of the statement
 (the shared text and its own ``::: track`` blocks) names every entry point of the track;
 no placeholder of ``drill new`` is left. A seed track whose hidden tests are not six
-gets a warning. Each problem is one line that starts with the file at fault.
+gets a warning, and so does a hidden test that shows its expected values in full (a
+table of values read off its failures would pass it). Each problem is one line that
+starts with the file at fault.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 from graders.catalog import Exercise
 from graders.errors import DrillError
 from graders.grading import Grader
+from graders.references import TestOptions
 from graders.results import GradeResult, Mode, Status
 from graders.scaffold import MARKER, placeholders
 from graders.statement import track_view
@@ -123,6 +126,23 @@ def hidden_count_warning(exercise: Exercise, track: str, hidden: int, where: str
     )
 
 
+def full_reveal_warnings(tests: list[TestOptions], where: str) -> list[str]:
+    """A warning for each hidden test that shows its expected values in full.
+
+    Every hidden test runs on inputs that are the same on each Submit of a learner
+    (everyone's draws, or with ``per_learner`` the learner's own), so the values its
+    failures show are the answers to fixed questions: read off over a few Submits and
+    replayed by call order, they pass the test without solving anything (issue 25).
+    Examples may show them: they are the learner's to read."""
+    return [
+        f"{where}/tests.py: hidden test {t.name!r} shows its expected values in full on "
+        "inputs that are the same on every Submit: a table of values read off its failures "
+        'would pass it; give it reveal="summary" (a warning: this does not fail validation)'
+        for t in tests
+        if not t.example and t.reveal == "full"
+    ]
+
+
 def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackReport:
     report = TrackReport(exercise.slug, track)
     tr = exercise.track(track)
@@ -149,6 +169,7 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
     count_warning = hidden_count_warning(exercise, track, report.hidden, where)
     if count_warning:
         report.warnings.append(count_warning)
+    report.warnings += full_reveal_warnings(reference.tests, where)
     for t in reference.tests:
         if t.hint is not None and t.hint > len(exercise.hints):
             report.problems.append(

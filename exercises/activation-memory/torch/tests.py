@@ -150,7 +150,11 @@ def example_shared_storage(t):
 # --- hidden tests ---
 
 
-@test("each operation counts exactly what autograd saves for it; fn runs once", hint=1)
+@test(
+    "each operation counts exactly what autograd saves for it; fn runs once",
+    hint=1,
+    reveal="summary",
+)
 def single_operations(t):
     x, y, b = leaves(), leaves(), leaves((7,))
     c = torch.randn(7)
@@ -185,7 +189,7 @@ def single_operations(t):
     return observed
 
 
-@test("a storage saved by several tensors counts once", hint=2)
+@test("a storage saved by several tensors counts once", hint=2, reveal="summary")
 def shared_storage(t):
     x, w, v = leaves(), leaves((7, 4)), leaves((4, 3))
     mlp = nn.Sequential(nn.Linear(7, 6), nn.ReLU(), nn.Linear(6, 2))
@@ -212,7 +216,7 @@ def shared_storage(t):
     return observed
 
 
-@test("a saved view counts the whole storage it keeps alive", hint=2)
+@test("a saved view counts the whole storage it keeps alive", hint=2, reveal="summary")
 def views(t):
     x, b = leaves(), leaves((7,))
     observed, _ = measure(
@@ -240,7 +244,9 @@ def views(t):
     return observed
 
 
-@test("saved tensors of every dtype count: masks, indices, float64, float16", hint=2)
+@test(
+    "saved tensors of every dtype count: masks, indices, float64, float16", hint=2, reveal="summary"
+)
 def dtypes(t):
     x, y = leaves(), leaves()
     table = leaves((10, 4))
@@ -289,7 +295,11 @@ def dtypes(t):
     return observed
 
 
-@test("inputs and parameters count when autograd saves them; backward still works", hint=3)
+@test(
+    "inputs and parameters count when autograd saves them; backward still works",
+    hint=3,
+    reveal="summary",
+)
 def inputs_and_parameters(t):
     x = leaves()
     c = torch.randn(5, 7)
@@ -338,7 +348,11 @@ def inputs_and_parameters(t):
     return observed
 
 
-@test("nothing is saved without grad, and an in-place op saves the storage it writes", hint=3)
+@test(
+    "nothing is saved without grad, and an in-place op saves the storage it writes",
+    hint=3,
+    reveal="summary",
+)
 def no_grad_and_in_place(t):
     x, w, v = leaves(), leaves((7, 6)), leaves((6, 3))
     c = torch.randn(5, 7)

@@ -175,6 +175,7 @@ def example_plans(t):
     hint=1,
     rtol=0,
     atol=0,
+    reveal="summary",
 )
 def peak_sweep(t):
     fixed = [
@@ -196,6 +197,7 @@ def peak_sweep(t):
     hint=1,
     rtol=0,
     atol=0,
+    reveal="summary",
 )
 def cost_sweep(t):
     fixed = [
@@ -215,13 +217,18 @@ def cost_sweep(t):
     hint=2,
     rtol=0,
     atol=0,
+    reveal="summary",
 )
 def beats_greedy(t):
     return judge_small(t, GREEDY_TRAPS)
 
 
 @test(
-    "the plan fits the budget, for every budget from 0 to the total memory", hint=3, rtol=0, atol=0
+    "the plan fits the budget, for every budget from 0 to the total memory",
+    hint=3,
+    rtol=0,
+    atol=0,
+    reveal="summary",
 )
 def budget_sweep(t):
     rng = np.random.default_rng(20263)
@@ -238,6 +245,7 @@ def budget_sweep(t):
     hint=2,
     rtol=0,
     atol=0,
+    reveal="summary",
 )
 def edge_cases(t):
     cases = [
@@ -257,7 +265,13 @@ def edge_cases(t):
     return observed
 
 
-@test("plans networks of 100 to 150 layers within the time limit", hint=3, rtol=0, atol=0)
+@test(
+    "plans networks of 100 to 150 layers within the time limit",
+    hint=3,
+    rtol=0,
+    atol=0,
+    reveal="summary",
+)
 def large_networks(t):
     observed = {}
     for label, (seed, n, largest, budgets) in enumerate(LARGE, start=1):

@@ -174,6 +174,7 @@ def small_network(t):
     hint=1,
     rtol=0,
     atol=0,
+    reveal="summary",
 )
 def forward_pass(t):
     net = mlp(t, [4, 16, 16, 3])
@@ -203,6 +204,7 @@ def forward_pass(t):
     hint=2,
     rtol=0,
     atol=0,
+    reveal="summary",
 )
 def backward_pass(t):
     layers = counted(
@@ -228,7 +230,11 @@ def backward_pass(t):
 
 
 @test(
-    "torch.autograd.grad goes through the checkpoint as well as .backward()", hint=2, rtol=0, atol=0
+    "torch.autograd.grad goes through the checkpoint as well as .backward()",
+    hint=2,
+    rtol=0,
+    atol=0,
+    reveal="summary",
 )
 def autograd_grad(t):
     fn = counted(t, Affine(3, 4))[0]
@@ -257,6 +263,7 @@ def autograd_grad(t):
     hint=3,
     rtol=0,
     atol=0,
+    reveal="summary",
 )
 def randomness(t):
     layers = counted(
@@ -298,6 +305,7 @@ def randomness(t):
     hint=2,
     rtol=0,
     atol=0,
+    reveal="summary",
 )
 def plain_arguments(t):
     observed = {}
@@ -322,7 +330,13 @@ def plain_arguments(t):
     return observed
 
 
-@test("when no tensor argument requires grad, the result does not either", hint=1, rtol=0, atol=0)
+@test(
+    "when no tensor argument requires grad, the result does not either",
+    hint=1,
+    rtol=0,
+    atol=0,
+    reveal="summary",
+)
 def nothing_requires_grad(t):
     net = mlp(t, [4, 6, 3])
     x = torch.randn(3, 4)

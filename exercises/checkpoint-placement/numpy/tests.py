@@ -123,6 +123,7 @@ def example_choice(t):
     "a backward step holds its start checkpoint (never the input), the rebuilt layers and the "
     "arriving gradient",
     hint=1,
+    reveal="summary",
 )
 def one_checkpoint(t):
     # Powers of two: each peak tells exactly which activations were counted.
@@ -135,7 +136,7 @@ def one_checkpoint(t):
     return peaks(t, cases)
 
 
-@test("checkpoints below a segment are still held while it is rebuilt", hint=1)
+@test("checkpoints below a segment are still held while it is rebuilt", hint=1, reveal="summary")
 def checkpoints_below(t):
     cases = [
         ([1, 2, 4, 8, 16, 32], every_list(6, 2)),
@@ -145,7 +146,11 @@ def checkpoints_below(t):
     return peaks(t, cases)
 
 
-@test("sizes given as lists or NumPy integer arrays, zeros and one-layer networks included", hint=1)
+@test(
+    "sizes given as lists or NumPy integer arrays, zeros and one-layer networks included",
+    hint=1,
+    reveal="summary",
+)
 def small_networks(t):
     cases = [
         ([7], [[]]),
@@ -162,7 +167,11 @@ def small_networks(t):
     return peaks(t, cases)
 
 
-@test("one layer allows only the empty list, and two layers gain nothing from a checkpoint", hint=2)
+@test(
+    "one layer allows only the empty list, and two layers gain nothing from a checkpoint",
+    hint=2,
+    reveal="summary",
+)
 def tiny_networks(t):
     cases = [
         [5],
@@ -176,7 +185,11 @@ def tiny_networks(t):
     return choices(t, [(sizes, shown(sizes)) for sizes in cases])
 
 
-@test("equal sizes, 1 to 10 layers: the chosen list reaches the smallest peak", hint=2)
+@test(
+    "equal sizes, 1 to 10 layers: the chosen list reaches the smallest peak",
+    hint=2,
+    reveal="summary",
+)
 def equal_sizes(t):
     cases = [([1] * n, f"{n} layer{'s' if n > 1 else ''} of size 1") for n in range(1, 11)]
     cases += [
@@ -186,7 +199,7 @@ def equal_sizes(t):
     return choices(t, cases)
 
 
-@test("uneven sizes and zeros: the chosen list reaches the smallest peak", hint=2)
+@test("uneven sizes and zeros: the chosen list reaches the smallest peak", hint=2, reveal="summary")
 def uneven_sizes(t):
     rng = np.random.default_rng(2016)
     cases = [

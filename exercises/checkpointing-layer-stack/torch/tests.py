@@ -101,7 +101,7 @@ def example_short_last_segment(t):
     return forward_and_backward(t, layers, x, 2)
 
 
-@test("backward re-runs each segment, last segment first", hint=1, rtol=0, atol=0)
+@test("backward re-runs each segment, last segment first", hint=1, rtol=0, atol=0, reveal="summary")
 def segments_in_backward(t):
     layers = linear_stack(t, 6)
     x = torch.randn(3, 4, requires_grad=True)
@@ -113,6 +113,7 @@ def segments_in_backward(t):
     hint=1,
     rtol=0,
     atol=0,
+    reveal="summary",
 )
 def short_segments(t):
     return t.cases(
@@ -132,14 +133,20 @@ def short_segments(t):
     )
 
 
-@test("segment_size 1 checkpoints every layer on its own", hint=1, rtol=0, atol=0)
+@test("segment_size 1 checkpoints every layer on its own", hint=1, rtol=0, atol=0, reveal="summary")
 def one_layer_segments(t):
     layers = mixed_stack(t, 5)
     x = torch.randn(2, 5, requires_grad=True)
     return forward_and_backward(t, layers, x, 1)
 
 
-@test("parameters get gradients when x does not require grad", hint=2, rtol=0, atol=0)
+@test(
+    "parameters get gradients when x does not require grad",
+    hint=2,
+    rtol=0,
+    atol=0,
+    reveal="summary",
+)
 def input_without_grad(t):
     layers = linear_stack(t, 5)
     x = torch.randn(3, 4)
@@ -151,6 +158,7 @@ def input_without_grad(t):
     hint=2,
     rtol=0,
     atol=0,
+    reveal="summary",
 )
 def autograd_grad(t):
     layers = mixed_stack(t, 9, width=3)
@@ -179,6 +187,7 @@ def autograd_grad(t):
     hint=3,
     rtol=0,
     atol=0,
+    reveal="summary",
 )
 def rebuilds_same_segment(t):
     width = 6

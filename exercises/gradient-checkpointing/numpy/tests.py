@@ -134,7 +134,12 @@ def times_minus_7(output):
     output *= -7.0
 
 
-@test("saved activations are copies (layers that work in place)", hint=1, exact_dtype=True)
+@test(
+    "saved activations are copies (layers that work in place)",
+    hint=1,
+    exact_dtype=True,
+    reveal="summary",
+)
 def copies(t):
     x32 = np.array([[0.25, -1.0], [2.0, 0.5]], dtype=np.float32)
     return t.cases(
@@ -147,7 +152,12 @@ def copies(t):
     )
 
 
-@test("saved holds exactly the input and the checkpoint outputs", hint=1, exact_dtype=True)
+@test(
+    "saved holds exactly the input and the checkpoint outputs",
+    hint=1,
+    exact_dtype=True,
+    reveal="summary",
+)
 def exact_keys(t):
     fns = MIXED_FNS[:7]
     x = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
@@ -169,7 +179,9 @@ def exact_keys(t):
     )
 
 
-@test("recompute ignores the order of the checkpoint list and its repeats", hint=2)
+@test(
+    "recompute ignores the order of the checkpoint list and its repeats", hint=2, reveal="summary"
+)
 def unsorted_and_repeated(t):
     x = np.array([0.3, -0.7, 1.1])
     every = range(len(MIXED_FNS))
@@ -185,7 +197,7 @@ def unsorted_and_repeated(t):
     )
 
 
-@test("recompute runs only the layers after the nearest checkpoint", hint=2)
+@test("recompute runs only the layers after the nearest checkpoint", hint=2, reveal="summary")
 def nearest_checkpoint(t):
     x = np.array([0.2, -0.4, 0.9, 1.3])
     lists = {
@@ -198,7 +210,11 @@ def nearest_checkpoint(t):
     return recompute_cases(t, x, [(a, MIXED_FNS, c, not_in(c)) for a, c in lists.items()])
 
 
-@test("recompute of a checkpointed layer starts from the checkpoint below it", hint=2)
+@test(
+    "recompute of a checkpointed layer starts from the checkpoint below it",
+    hint=2,
+    reveal="summary",
+)
 def checkpointed_layer(t):
     x = np.array([0.2, -0.4, 0.9, 1.3])
     lists = {
@@ -211,7 +227,7 @@ def checkpointed_layer(t):
     return recompute_cases(t, x, [(a, MIXED_FNS, c, c) for a, c in lists.items()])
 
 
-@test("recompute rebuilds every activation of the network", hint=3)
+@test("recompute rebuilds every activation of the network", hint=3, reveal="summary")
 def every_activation(t):
     x = np.linspace(-2.0, 2.0, 6).reshape(2, 3)
     return recompute_cases(

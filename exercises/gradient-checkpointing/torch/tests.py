@@ -149,6 +149,7 @@ def example_recompute(t):
     "forward records no graph and saves exactly the input and the checkpoints",
     hint=1,
     exact_dtype=True,
+    reveal="summary",
 )
 def forward_without_graph(t):
     first = linear_stack(t, 5)
@@ -170,7 +171,12 @@ def forward_without_graph(t):
     )
 
 
-@test("saved tensors are clones (layers that work in place)", hint=1, exact_dtype=True)
+@test(
+    "saved tensors are clones (layers that work in place)",
+    hint=1,
+    exact_dtype=True,
+    reveal="summary",
+)
 def clones(t):
     x64 = torch.tensor([[0.25, -1.0], [2.0, 0.5]], dtype=torch.float64)
     return t.cases(
@@ -191,7 +197,9 @@ def clones(t):
     )
 
 
-@test("recompute ignores the order of the checkpoint list and its repeats", hint=2)
+@test(
+    "recompute ignores the order of the checkpoint list and its repeats", hint=2, reveal="summary"
+)
 def unsorted_and_repeated(t):
     layers = linear_stack(t, 6)
     x = torch.randn(2, 3)
@@ -208,7 +216,11 @@ def unsorted_and_repeated(t):
     )
 
 
-@test("recompute runs only the layers after the nearest checkpoint strictly below", hint=2)
+@test(
+    "recompute runs only the layers after the nearest checkpoint strictly below",
+    hint=2,
+    reveal="summary",
+)
 def nearest_checkpoint(t):
     layers = linear_stack(t, 8)
     x = torch.randn(2, 3)
@@ -228,7 +240,11 @@ def nearest_checkpoint(t):
     )
 
 
-@test("recomputed activation is attached to the graph of its checkpoint and layers", hint=3)
+@test(
+    "recomputed activation is attached to the graph of its checkpoint and layers",
+    hint=3,
+    reveal="summary",
+)
 def attached_to_graph(t):
     x = torch.randn(2, 3)
     one = torch.tensor([1.0, -0.5])
@@ -260,7 +276,7 @@ def attached_to_graph(t):
     )
 
 
-@test("recompute records a graph even when called inside torch.no_grad()", hint=3)
+@test("recompute records a graph even when called inside torch.no_grad()", hint=3, reveal="summary")
 def inside_no_grad(t):
     # t.call clones the saved tensors where it is called, here under torch.no_grad(), so
     # the clones never require grad: what is left to observe is the layers' own graph.
