@@ -44,9 +44,11 @@ from typing import Any, Literal
 
 import numpy as np
 
+from graders.harness.memory import held_since, kept_by_graph, start_tracing
 from graders.harness.records import (
     Calls,
     Kept,
+    add_kept,
     note_call,
     start_keeping,
     start_recording,
@@ -233,6 +235,9 @@ class Scenario:
     # id(object) -> (the object, kept alive; index in ``log`` of the call it came from),
     # so that a failing observation can be shown with the call that produced it.
     origins: dict[int, tuple[Any, int]] = field(default_factory=dict)
+    # For each ``kept_for_backward`` block open now, the (arguments, result) of each call
+    # made in it: where its reading of the graph starts.
+    watching: list[list[tuple[Any, Any]]] = field(default_factory=list)
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call entry point ``name`` of the submission with copies of array arguments.
@@ -260,6 +265,8 @@ class Scenario:
         )
         self.returned = None
         result = fn(*_copy_in(args), **_copy_in(kwargs))
+        for calls in self.watching:
+            calls.append(((args, kwargs), result))
         if self.after_call is not None:
             self.after_call()
         self.returned = describe_result(result)
@@ -427,6 +434,11 @@ class Scenario:
         parameters of ``parameters_of`` (a module) do not count, however a solution
         hands them to autograd.
 
+        It is seen twice and counted once: through saved-tensor hooks of the harness
+        while the block runs, and, when it ends, in the graph of what the block's calls
+        returned (``memory.kept_by_graph``), where the learner's own saved-tensor hooks,
+        which take over from the harness's, cannot hide it.
+
         Examples
         --------
         >>> with t.kept_for_backward(layers) as kept:
@@ -437,8 +449,42 @@ class Scenario:
         if parameters_of is not None:
             exclude = {p.untyped_storage().data_ptr() for p in parameters_of.parameters()}
         kept, pack = start_keeping(frozenset(exclude))
-        with torch.autograd.graph.saved_tensors_hooks(pack, _identity):
-            yield kept
+        calls: list[tuple[Any, Any]] = []
+        self.watching.append(calls)
+        try:
+            with torch.autograd.graph.saved_tensors_hooks(pack, _identity):
+                yield kept
+        finally:
+            self.watching[:] = [w for w in self.watching if w is not calls]
+        add_kept(kept, *kept_by_graph(calls, self.namespace, _identity))
+
+    @contextlib.contextmanager
+    def held_in_python(self) -> Iterator[Kept]:
+        """Measure the bytes of NumPy arrays and other Python objects made in the block
+        and still held when it ends, wherever they are kept (``ctx``, a global, a
+        closure): what no torch storage shows, such as ``ctx.a = a.numpy().copy()``.
+
+        NumPy's buffers count exactly; Python's other allocations (lists, bytes,
+        objects) only once they reach ``memory.PYTHON_FLOOR`` (32 KiB) together, since any
+        call leaves a few KiB behind. Measured with ``tracemalloc``: a block that runs
+        under it is slower, so keep it to the calls that need it.
+
+        Examples
+        --------
+        >>> with t.held_in_python() as held:
+        ...     y = t.call("mlp_block", x, w1, b1, w2, b2)
+        >>> return {"bytes of NumPy arrays and Python objects still held": held}
+        """
+        held, _ = start_keeping(frozenset())
+        started, sentinel = start_tracing()
+        try:
+            yield held
+        finally:
+            found = held_since(started, sentinel)
+        if isinstance(found, str):
+            add_kept(held, {}, found)
+        else:
+            add_kept(held, {0: found}, None)
 
     def keys(self, mapping: Any) -> Any:
         """The sorted keys of a dict, or the value itself when it is not a dict.

@@ -46,7 +46,11 @@ def torch_layers(t):
     modules = [nn.Linear(4, 4) if i % 2 == 0 else nn.Tanh() for i in range(6)]
     layers = t.counting_modules(nn.ModuleList(modules))
     x = torch.randn(3, 4, requires_grad=True)
-    with t.recording("forward") as forward_calls:
+    with (
+        t.recording("forward") as forward_calls,
+        t.kept_for_backward(layers) as kept,
+        t.held_in_python() as held,
+    ):
         output = t.call("stack", layers, x, 2)
     with t.recording("backward") as backward_calls:
         (output**2).sum().backward()
@@ -54,6 +58,8 @@ def torch_layers(t):
         "output": output,
         "shape": list(output.shape),
         "forward": forward_calls,
+        "kept": kept,
+        "held": held,
         "backward": backward_calls,
         "grads": t.grads(layers),
         "gradient of x": x.grad,

@@ -116,15 +116,20 @@ class Kept(tuple[Any, ...]):
 
 
 def _keeper() -> tuple[
-    Callable[[frozenset[int]], tuple[Kept, Callable[[Any], Any]]], Callable[[Kept], int]
+    Callable[[frozenset[int]], tuple[Kept, Callable[[Any], Any]]],
+    Callable[[Kept, dict[int, int], str | None], None],
+    Callable[[Kept], int | str],
 ]:
     records: dict[int, dict[int, int]] = {}  # key -> {storage address: bytes}
+    exclusions: dict[int, frozenset[int]] = {}
+    problems: dict[int, str] = {}  # key -> why the memory could not be measured
     keys = itertools.count(1)
 
     def start(exclude: frozenset[int] = frozenset()) -> tuple[Kept, Callable[[Any], Any]]:
         key = next(keys)
         storages: dict[int, int] = {}
         records[key] = storages
+        exclusions[key] = exclude
 
         def pack(tensor: Any) -> Any:
             # Read through torch.Tensor itself: a learner's subclass cannot answer for it.
@@ -137,10 +142,22 @@ def _keeper() -> tuple[
 
         return Kept((key,)), pack
 
-    def read(kept: Kept) -> int:
-        return sum(records[tuple.__getitem__(kept, 0)].values())
+    def add(kept: Kept, found: dict[int, int], problem: str | None = None) -> None:
+        """Count memory found another way (the graph itself, tracemalloc) in the record:
+        storage addresses already there count once."""
+        key = tuple.__getitem__(kept, 0)
+        exclude = exclusions[key]
+        records[key].update((a, n) for a, n in found.items() if a not in exclude)
+        if problem is not None:
+            problems.setdefault(key, problem)
 
-    return start, read
+    def read(kept: Kept) -> int | str:
+        key = tuple.__getitem__(kept, 0)
+        if key in problems:
+            return problems[key]
+        return sum(records[key].values())
+
+    return start, add, read
 
 
-start_keeping, read_kept = _keeper()
+start_keeping, add_kept, read_kept = _keeper()

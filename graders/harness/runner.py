@@ -272,13 +272,13 @@ def freeze_harness() -> None:
 
 
 def job_snapshot(tests: types.ModuleType) -> integrity.Snapshot:
-    from graders.harness import encode, records, wire
+    from graders.harness import encode, memory, records, wire
 
     global LIBRARIES
     if LIBRARIES is None:
         LIBRARIES = integrity.library_snapshot()
     snapshot = integrity.Snapshot()
-    for module in (testing, encode, records, wire, integrity, sys.modules[__name__]):
+    for module in (testing, encode, memory, records, wire, integrity, sys.modules[__name__]):
         snapshot.exact(module.__name__, vars(module))
     snapshot.exact("the tests module", vars(tests))
     return snapshot

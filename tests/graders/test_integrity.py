@@ -216,6 +216,118 @@ def test_kept_for_backward_counts_activations_outside_checkpoints():
     assert records.read_kept(plain) > 4 * records.read_kept(checkpointed)
 
 
+def _identity(t):
+    return t
+
+
+_STORE: dict[int, torch.Tensor] = {}
+
+
+def _pack_to_store(t):
+    _STORE[len(_STORE)] = t
+    return len(_STORE) - 1
+
+
+def _unpack_from_store(key):
+    return _STORE[key]
+
+
+def _forwards():
+    """Forwards through four layers: plain or checkpointed, under saved-tensor hooks of
+    the learner's own or none. The learner's pair is innermost, so it packs everything."""
+
+    def plain(layers, x):
+        for layer in layers:
+            x = torch.tanh(layer(x))
+        return x
+
+    def checkpointed(layers, x):
+        block = nn.Sequential(*(m for layer in layers for m in (layer, nn.Tanh())))
+        return torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
+
+    def hidden(forward, pack, unpack):
+        def run(layers, x):
+            with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+                return forward(layers, x)
+
+        return run
+
+    return {
+        "plain": plain,
+        "checkpointed": checkpointed,
+        "plain under identity hooks": hidden(plain, _identity, _identity),
+        "plain packed into a global dict": hidden(plain, _pack_to_store, _unpack_from_store),
+        "checkpointed under identity hooks": hidden(checkpointed, _identity, _identity),
+        "plain packed to NumPy": hidden(
+            plain, lambda t: t.detach().numpy().copy(), lambda a: torch.from_numpy(a)
+        ),
+    }
+
+
+def test_kept_for_backward_reads_the_graph_under_the_learners_own_hooks(monkeypatch):
+    kept = {}
+    for name, forward in _forwards().items():
+        # This module stands for the submission's: its globals are what hooks can name.
+        monkeypatch.setitem(globals(), "forward", forward)
+        scenario = testing.Scenario(globals(), ["forward"])
+        layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(4)])
+        x = torch.randn(3, 4, requires_grad=True)
+        with scenario.kept_for_backward(layers) as handle:
+            scenario.call("forward", layers, x)
+        kept[name] = records.read_kept(handle)
+    # Hooks of the learner's own hide nothing: the graph holds what they packed (the
+    # dict is reached through the globals the unpack hook names).
+    assert kept["plain under identity hooks"] == kept["plain"] > 4 * 3 * 4 * 4
+    assert kept["plain packed into a global dict"] == kept["plain"]
+    # Each NumPy copy is memory of its own: eight activations (no longer shared between
+    # a tanh and the next layer) and the four weights.
+    assert kept["plain packed to NumPy"] == 8 * 3 * 4 * 4 + 4 * 4 * 4 * 4
+    # A checkpoint keeps its input, whoever packs it.
+    assert kept["checkpointed under identity hooks"] == kept["checkpointed"] == 3 * 4 * 4
+
+
+def test_kept_for_backward_leaves_out_the_graph_the_arguments_had():
+    scenario = testing.Scenario({"copy": lambda h: h.clone()}, ["copy"])
+    x = torch.randn(5, 4, requires_grad=True)
+    before = torch.tanh(x)  # TanhBackward keeps 80 bytes, but not the call's doing
+    with scenario.kept_for_backward() as kept:
+        scenario.call("copy", before)
+    assert records.read_kept(kept) == 0
+
+
+def test_held_in_python_counts_numpy_copies_and_large_python_objects():
+    held = {}
+    kept_by_ctx = []
+    cases = {
+        "nothing": lambda a: None,
+        "a NumPy copy": lambda a: kept_by_ctx.append(a.numpy().copy()),
+        "a list of floats": lambda a: kept_by_ctx.append(a.tolist()),
+        "bytes": lambda a: kept_by_ctx.append(a.numpy().tobytes()),
+        "a NumPy copy, freed": lambda a: len(a.numpy().copy()),
+    }
+    for name, keep in cases.items():
+        scenario = testing.Scenario({"keep": keep}, ["keep"])
+        a = torch.randn(64, 256)  # 64 KiB
+        with scenario.held_in_python() as handle:
+            scenario.call("keep", a)
+        held[name] = records.read_kept(handle)
+    assert held["nothing"] == held["a NumPy copy, freed"] == 0
+    assert held["a NumPy copy"] == 64 * 256 * 4
+    assert held["bytes"] >= 64 * 256 * 4
+    assert held["a list of floats"] > 64 * 256 * 8
+
+
+def test_held_in_python_cannot_be_blinded_by_stopping_tracemalloc():
+    import tracemalloc
+
+    for blind in (tracemalloc.stop, lambda: (tracemalloc.stop(), tracemalloc.start())):
+        scenario = testing.Scenario({"blind": blind}, ["blind"])
+        with scenario.held_in_python() as handle:
+            scenario.call("blind")
+        assert "not measurable" in records.read_kept(handle)
+        tracemalloc.stop()
+
+
 @pytest.mark.catalog
 @pytest.mark.parametrize(
     ("slug", "track"), shipped_tracks(), ids=[f"{s}-{t}" for s, t in shipped_tracks()]

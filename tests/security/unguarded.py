@@ -21,7 +21,7 @@ import torch
 
 from graders import testing, verdicts
 from graders.catalog import load_catalog
-from graders.harness import encode, integrity, prewarm, records, runner, wire
+from graders.harness import encode, integrity, memory, prewarm, records, runner, wire
 from graders.jobs import JobOutcome, job_for
 from graders.references import Reference, TestOptions
 from graders.sandbox import JobLimits
@@ -63,10 +63,35 @@ def _open_records() -> None:
 def _no_kept_observation() -> None:
     @contextlib.contextmanager
     def kept_for_backward(self: Any, parameters_of: Any = None) -> Iterator[records.Kept]:
-        kept, _pack = records.start_keeping()
-        yield kept  # no hooks: nothing is ever counted
+        exclude = set()
+        if parameters_of is not None:
+            exclude = {p.untyped_storage().data_ptr() for p in parameters_of.parameters()}
+        kept, _pack = records.start_keeping(frozenset(exclude))
+        calls: list[Any] = []
+        self.watching.append(calls)
+        try:
+            yield kept  # no hooks: only the graph is read (the graph-observation guard)
+        finally:
+            self.watching[:] = [w for w in self.watching if w is not calls]
+        records.add_kept(kept, *testing.kept_by_graph(calls, self.namespace, None))
 
     testing.Scenario.kept_for_backward = kept_for_backward  # type: ignore[method-assign, assignment]
+
+
+def _no_graph_observation() -> None:
+    # What autograd keeps is seen through the harness's saved-tensor hooks alone, which
+    # a learner's own pair of hooks takes over.
+    testing.kept_by_graph = lambda *args: ({}, None)
+
+
+def _no_python_memory() -> None:
+    held_since = testing.held_since
+
+    def blind(started: bool, sentinel: Any, floor: int = memory.PYTHON_FLOOR) -> int:
+        held_since(started, sentinel, floor)  # stops the tracing all the same
+        return 0  # NumPy arrays and Python objects are never counted
+
+    testing.held_since = blind
 
 
 class _AnyTensor:
@@ -89,6 +114,8 @@ GUARDS: dict[str, Callable[[], None]] = {
     "integrity": lambda: setattr(runner.Job, "check_integrity", lambda self: None),
     "input-digests": lambda: setattr(records, "digest", lambda value: 0),
     "kept-observation": _no_kept_observation,
+    "graph-observation": _no_graph_observation,
+    "python-memory": _no_python_memory,
     "records-out-of-reach": _open_records,
     "tensor-types": _any_tensor_type,
 }

@@ -7,8 +7,10 @@ every aten operation run inside a ``with`` block (``Watch`` below):
 
 - memory: the bytes of the storages created during the call (the copies ``t.call`` hands
   to the learner included) that are still alive after it, other than the result's; and,
-  independently, the bytes autograd was handed through saved-tensor hooks
-  (``t.kept_for_backward``, which sees ``ctx.save_for_backward``);
+  independently, the bytes autograd keeps for backward (``t.kept_for_backward``, which
+  sees ``ctx.save_for_backward`` through saved-tensor hooks and in the graph itself);
+  and the memory held outside torch, NumPy arrays and Python objects made during the call
+  and still alive after it (``t.held_in_python``, with ``tracemalloc``);
 - work: the multiply-adds of the matrix products run (``mm``, ``addmm``, ``bmm``, ...: what
   ``@``, ``torch.matmul``, ``torch.einsum`` and ``F.linear`` turn into), so that every
   way of writing a product is counted alike.
@@ -215,6 +217,7 @@ def worked_example_costs(t):
     exact_dtype=True,
     rtol=1e-4,
     atol=1e-5,
+    reveal="summary",
 )
 def output_values(t):
     observed = {}
@@ -236,6 +239,7 @@ def output_values(t):
     hint=2,
     rtol=1e-9,
     atol=1e-12,
+    reveal="summary",
 )
 def gradient_values(t):
     observed = {}
@@ -249,6 +253,7 @@ def gradient_values(t):
     hint=1,
     rtol=0,
     atol=0,
+    reveal="summary",
 )
 def memory_kept(t):
     observed = {}
@@ -256,15 +261,21 @@ def memory_kept(t):
         ((4, 3, 6, 2), torch.float32),
         ((3, 5, 2, 4), torch.float64),
         ((6, 2, 5, 3), torch.float32),
+        # A GELU output of 128 KiB: a copy of it kept as Python objects (a list, bytes)
+        # outweighs the few KiB any call leaves behind.
+        ((32, 16, 1024, 16), torch.float32),
     ]:
         tensors = block(dims, dtype)
         label = f"with {size_text(dims)}, {str(dtype).removeprefix('torch.')}"
-        with t.kept_for_backward() as kept, Watch() as watch:
+        with t.kept_for_backward() as kept, Watch() as watch, t.held_in_python() as held:
             y = call_block(t, tensors)
         observed[f"bytes saved for backward {label}"] = kept
         observed[f"bytes still held when mlp_block returns (besides its result) {label}"] = (
             watch.bytes_alive([y])
         )
+        observed[
+            f"bytes held outside torch, in NumPy arrays or Python objects (none may be) {label}"
+        ] = held
         watch.release()
     return observed
 
@@ -274,6 +285,7 @@ def memory_kept(t):
     hint=3,
     rtol=0,
     atol=0,
+    reveal="summary",
 )
 def products_in_backward(t):
     observed = {}
@@ -303,6 +315,7 @@ def products_in_backward(t):
     hint=3,
     rtol=1e-4,
     atol=1e-5,
+    reveal="summary",
 )
 def partial_grads(t):
     observed = {}
@@ -328,6 +341,7 @@ def partial_grads(t):
     hint=3,
     rtol=1e-4,
     atol=1e-5,
+    reveal="summary",
 )
 def autograd_grad_twice(t):
     dims = (5, 4, 6, 3)

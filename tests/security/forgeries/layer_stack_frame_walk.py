@@ -5,7 +5,7 @@ for the test's record of the backward calls and writes the expected order into i
 """
 
 # forges: checkpointing-layer-stack torch
-# guards: records-out-of-reach kept-observation
+# guards: records-out-of-reach kept-observation graph-observation
 # expect: status=fail message~="tests passed" kind=frame-walk
 import json
 import sys

@@ -5,7 +5,7 @@ during backward, but nothing is checkpointed, so autograd keeps every activation
 """
 
 # forges: checkpointing-layer-stack torch
-# guards: kept-observation
+# guards: kept-observation graph-observation
 # expect: status=fail message~="tests passed" test_message~="bytes autograd keeps for backward outside checkpointed segments"
 import torch
 
