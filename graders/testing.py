@@ -93,8 +93,10 @@ class TestSpec:
     reveal:
         How much of the expected value a failure message may show: ``"full"`` (values),
         ``"summary"`` (shapes, dtypes, keys, flags, but no values) or ``"none"`` (only
-        which rule failed). The default is ``"full"``, as an online judge shows its first
-        failing case; hide expected values where showing them would give the answer away.
+        which rule failed). The default is ``"full"``, right for a visible example; a
+        hidden test on inputs that are the same on every Submit should say ``"summary"``:
+        values read off its failures and replayed by call order would pass it without
+        solving anything (``drill validate`` warns; every shipped hidden test does so).
     per_learner:
         Draw this test's random inputs from a seed of its own for each learner (from the
         learner and the exercise version) instead of one seed for everyone. The reference
