@@ -15,11 +15,10 @@ from collections import OrderedDict
 from typing import Protocol
 
 from sqlalchemy import text
-from sqlalchemy.exc import OperationalError
 
 from app.errors import RateLimited
 from app.settings import AppSettings
-from app.store import Store, StoreUnavailable
+from app.store import Store, database_errors
 
 MAX_CLIENTS = 10_000  # buckets kept; the least recently seen are dropped
 CLIENT_CHARS = 128  # the width of rate_buckets.client
@@ -134,7 +133,7 @@ class DatabaseRateLimiter:
 
     def check(self, client: str) -> None:
         params = {"client": client[:CLIENT_CHARS], "burst": self.burst, "rate": self.rate}
-        try:
+        with database_errors():
             with self._engine.connect() as connection:
                 row = connection.execute(self._take, params).first()
                 allowed, tokens = (False, None) if row is None else (bool(row[0]), row[1])
@@ -142,8 +141,6 @@ class DatabaseRateLimiter:
                     tokens = connection.execute(_SQLITE_TOKENS, params).scalar()
             if time.monotonic() >= self._next_prune:
                 self.prune()
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
         if not allowed:
             # tokens is None only if the bucket was made after this statement's snapshot.
             raise _limited(0.0 if tokens is None else float(tokens), self.rate)

@@ -20,9 +20,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import insert, select, update
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError
 
-from app.store import Store, StoreUnavailable, new_id, not_superseded, now
+from app.store import Store, database_errors, new_id, not_superseded, now
 from app.tables import ExerciseVersionRow, RegradeRunRow, SubmissionRow, write_submissions
 from graders.catalog import Exercise
 from graders.errors import DrillError
@@ -156,11 +156,8 @@ def to_regrade(
     )
     if since is not None:
         query = query.where(s.created_at >= since)
-    try:
-        with store.engine.connect() as connection:
-            rows = connection.execute(query).all()
-    except OperationalError as exc:
-        raise StoreUnavailable(str(exc.orig)) from exc
+    with database_errors(), store.engine.connect() as connection:
+        rows = connection.execute(query).all()
     return [
         Stored(r.id, r.learner, r.track, r.exercise_version, _aware(r.created_at), r.code, r.result)
         for r in rows
@@ -327,12 +324,10 @@ class Run:
             "regrade_run": self.id,
         }
         try:
-            with self.store.engine.begin() as connection:
+            with database_errors(), self.store.engine.begin() as connection:
                 write_submissions(connection, [row])
         except IntegrityError:
             return False
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
         return True
 
 
@@ -356,11 +351,8 @@ def runs(store: Store, slug: str, limit: int = 20) -> list[dict[str, Any]]:
         .order_by(RegradeRunRow.started_at.desc())
         .limit(limit)
     )
-    try:
-        with store.engine.connect() as connection:
-            rows = connection.execute(query).all()
-    except OperationalError as exc:
-        raise StoreUnavailable(str(exc.orig)) from exc
+    with database_errors(), store.engine.connect() as connection:
+        rows = connection.execute(query).all()
     return [
         {
             **row._asdict(),

@@ -20,9 +20,8 @@ from typing import Any
 
 from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import OperationalError
 
-from app.store import Store, StoreUnavailable
+from app.store import Store, database_errors
 from app.tables import MESSAGE_CHARS as MESSAGE_CHARS  # the clip of stored failure messages
 from app.tables import ExerciseVersionRow, SubmissionRow, SubmissionTestRow, clip
 
@@ -154,17 +153,12 @@ def _report(
     """The report's parts asked for: stats (``with_tests``: with per-test numbers) and,
     if ``top`` is not None, each track's most common failures; of one exercise
     ``version`` if given, else of every version."""
-    try:
-        with store.engine.connect() as connection:
-            counts = _track_counts(connection, slug, version)
-            tests = _test_counts(connection, slug, version) if with_tests else []
-            failures = {}
-            if top is not None:  # only tracks with Submits can have failures
-                failures = {
-                    t: _top_failures(connection, slug, t, top, version) for t, _, _ in counts
-                }
-    except OperationalError as exc:
-        raise StoreUnavailable(str(exc.orig)) from exc
+    with database_errors(), store.engine.connect() as connection:
+        counts = _track_counts(connection, slug, version)
+        tests = _test_counts(connection, slug, version) if with_tests else []
+        failures = {}
+        if top is not None:  # only tracks with Submits can have failures
+            failures = {t: _top_failures(connection, slug, t, top, version) for t, _, _ in counts}
 
     # Every track of the exercise, even without submissions; then any track it no longer
     # has that was submitted to, in the order of its first Submit. Tests are keyed by id
@@ -290,12 +284,9 @@ def exercise_versions(store: Store, slug: str) -> list[dict[str, Any]]:
         .where(*_submits_of(slug))
         .group_by(S.exercise_version)
     )
-    try:
-        with store.engine.connect() as connection:
-            live = {v: _aware(at) for v, at in connection.execute(versions)}
-            submitted = {v: int(n) for v, n in connection.execute(counts)}
-    except OperationalError as exc:
-        raise StoreUnavailable(str(exc.orig)) from exc
+    with database_errors(), store.engine.connect() as connection:
+        live = {v: _aware(at) for v, at in connection.execute(versions)}
+        submitted = {v: int(n) for v, n in connection.execute(counts)}
     known = sorted(live, key=lambda v: (live[v], v))
     return [
         {
@@ -312,11 +303,8 @@ def learners_named(store: Store, slug: str, pseudonym: str) -> list[str]:
     """The learners (ids) of the exercise's Submits whose pseudonym (``short_learner``) is
     ``pseudonym``. Pseudonyms are not stored: the exercise's learners are hashed here."""
     query = select(SubmissionRow.learner).where(*_submits_of(slug)).distinct()
-    try:
-        with store.engine.connect() as connection:
-            learners = connection.execute(query).scalars().all()
-    except OperationalError as exc:
-        raise StoreUnavailable(str(exc.orig)) from exc
+    with database_errors(), store.engine.connect() as connection:
+        learners = connection.execute(query).scalars().all()
     return [learner for learner in learners if short_learner(learner) == pseudonym]
 
 
@@ -350,11 +338,8 @@ def recent_submissions(
         if not learners:
             return []
         query = query.where(SubmissionRow.learner.in_(learners))
-    try:
-        with store.engine.connect() as connection:
-            rows = connection.execute(query).all()
-    except OperationalError as exc:
-        raise StoreUnavailable(str(exc.orig)) from exc
+    with database_errors(), store.engine.connect() as connection:
+        rows = connection.execute(query).all()
     return [
         {
             "id": row.id,
@@ -385,11 +370,8 @@ def overview(store: Store) -> dict[tuple[str, str], dict[str, int]]:
         .where(SubmissionRow.mode == SUBMIT)
         .group_by(SubmissionRow.exercise, SubmissionRow.track)
     )
-    try:
-        with store.engine.connect() as connection:
-            rows = connection.execute(query).all()
-    except OperationalError as exc:
-        raise StoreUnavailable(str(exc.orig)) from exc
+    with database_errors(), store.engine.connect() as connection:
+        rows = connection.execute(query).all()
     return {
         (exercise, track): {
             "submissions": int(count),
@@ -422,11 +404,8 @@ def _export_batch(
                 and_(SubmissionRow.created_at == stamp, SubmissionRow.id > sub_id),
             )
         )
-    try:
-        with store.engine.connect() as connection:
-            return list(connection.execute(query).all())
-    except OperationalError as exc:
-        raise StoreUnavailable(str(exc.orig)) from exc
+    with database_errors(), store.engine.connect() as connection:
+        return list(connection.execute(query).all())
 
 
 def _record(row: Any, tests: Mapping[str, dict[str, str]]) -> dict[str, Any]:
@@ -448,11 +427,8 @@ def _tests_of(store: Store, rows: Sequence[Any]) -> dict[str, dict[str, str]]:
         .where(T.submission_id.in_([row.id for row in rows]), T.test.is_not(None))
         .order_by(T.submission_id, T.position)
     )
-    try:
-        with store.engine.connect() as connection:
-            found = connection.execute(query).all()
-    except OperationalError as exc:
-        raise StoreUnavailable(str(exc.orig)) from exc
+    with database_errors(), store.engine.connect() as connection:
+        found = connection.execute(query).all()
     tests: dict[str, dict[str, str]] = {}
     for sub_id, test_id, name, status in found:
         tests.setdefault(sub_id, {})[str(test_id or name)] = status

@@ -8,7 +8,8 @@ schema to the newest migration (app/migrate.py).
 from __future__ import annotations
 
 import secrets
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -36,11 +37,27 @@ __all__ = [
     "StoreUnavailable",
     "SubmissionRow",
     "TrackProgress",
+    "database_errors",
 ]
 
 
 class StoreUnavailable(Exception):
     """The database could not take or give the data (busy, read-only, gone)."""
+
+
+@contextmanager
+def database_errors(doing: str | None = None) -> Iterator[None]:
+    """Turn the OperationalError of a database that is down, locked (busy past SQLite's
+    timeout) or read-only, raised in the block, into StoreUnavailable: the exception the
+    routes answer with a 503 (app.errors) and the background loops log and try again on,
+    so none of them needs to know SQLAlchemy. The message is the driver's (``doing``, if
+    given, goes before it); the OperationalError is its cause. Nothing else is caught: an
+    IntegrityError (a key stored already) is for the caller to handle around the block.
+    """
+    try:
+        yield
+    except OperationalError as exc:
+        raise StoreUnavailable(str(exc.orig) if doing is None else f"{doing}: {exc.orig}") from exc
 
 
 class TrackProgress(NamedTuple):
@@ -119,12 +136,10 @@ class Store:
             return
         row = {"exercise": exercise, "version": version, "went_live_at": now()}
         try:
-            with self.engine.begin() as connection:
+            with database_errors(), self.engine.begin() as connection:
                 connection.execute(insert(ExerciseVersionRow), row)
         except IntegrityError:
             pass  # seen before, here or by another node
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
         self._versions_noted.add((exercise, version))
 
     # --- submissions ---
@@ -169,15 +184,13 @@ class Store:
         }
         try:
             # One transaction: the submission and its per-test rows, or neither.
-            with self.engine.begin() as connection:
+            with database_errors(), self.engine.begin() as connection:
                 write_submissions(connection, [row])
         except IntegrityError:
             stored = self.get_submission(sub_id)
             if stored is None:  # not a duplicate id: a real problem
                 raise
             return stored
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
         return shown
 
     def expire_outputs(
@@ -188,7 +201,7 @@ class Store:
         time of the newest row looked at, the next call's ``after``."""
         s = SubmissionRow
         changed, seen = 0, after
-        try:
+        with database_errors():
             while True:
                 window = s.created_at < before
                 if seen is not None:
@@ -220,27 +233,19 @@ class Store:
                     seen = last + timedelta(microseconds=1) if last == seen else last
                 if len(rows) < batch:
                     return changed, seen
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
 
     def get_submission(self, sub_id: str) -> dict[str, Any] | None:
-        try:
-            with self._session() as session:
-                row = session.get(SubmissionRow, sub_id)
-                return dict(row.result) if row else None
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
+        with database_errors(), self._session() as session:
+            row = session.get(SubmissionRow, sub_id)
+            return dict(row.result) if row else None
 
     def submission_code(self, sub_id: str, learner: str) -> str | None:
         """The code of a submission, for the learner who sent it; None for anyone else."""
         query = select(SubmissionRow.code).where(
             SubmissionRow.id == sub_id, SubmissionRow.learner == learner
         )
-        try:
-            with self._session() as session:
-                return session.scalars(query).first()
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
+        with database_errors(), self._session() as session:
+            return session.scalars(query).first()
 
     def solved(self, learner: str) -> set[str]:
         """Slugs of the exercises this learner passed on submit, in any track (by the
@@ -253,11 +258,8 @@ class Store:
             .where(not_superseded())
             .distinct()
         )
-        try:
-            with self._session() as session:
-                return set(session.scalars(query))
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
+        with database_errors(), self._session() as session:
+            return set(session.scalars(query))
 
     def history(
         self, learner: str, exercise: str, track: str | None = None, limit: int = 20
@@ -266,11 +268,8 @@ class Store:
         newest first: ``{id, track, mode, status, passed, total, duration_ms,
         created_at}`` each, read from the narrow columns, never from the stored results."""
         query = history_query(learner, exercise, track, limit)
-        try:
-            with self.engine.connect() as connection:
-                rows = connection.execute(query).all()
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
+        with database_errors(), self.engine.connect() as connection:
+            rows = connection.execute(query).all()
         return [{**row._asdict(), "created_at": _aware(row.created_at).isoformat()} for row in rows]
 
     def progress(
@@ -311,50 +310,41 @@ class Store:
             .subquery()
         )
         latest = select(ranked.c.exercise, ranked.c.track, ranked.c.id).where(ranked.c.place == 1)
-        try:
-            with self.engine.connect() as connection:
-                found = {
-                    (exercise, track): TrackProgress(bool(solved), int(attempts or 0), None)
-                    for exercise, track, attempts, solved in connection.execute(counts)
-                }
-                for exercise, track, sub_id in connection.execute(latest):
-                    found[exercise, track] = found[exercise, track]._replace(last_submission=sub_id)
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
+        with database_errors(), self.engine.connect() as connection:
+            found = {
+                (exercise, track): TrackProgress(bool(solved), int(attempts or 0), None)
+                for exercise, track, attempts, solved in connection.execute(counts)
+            }
+            for exercise, track, sub_id in connection.execute(latest):
+                found[exercise, track] = found[exercise, track]._replace(last_submission=sub_id)
         return found
 
     # --- drafts ---
 
     def save_draft(self, learner: str, exercise: str, track: str, code: str) -> dict[str, Any]:
         stamp = now()
-        try:
-            with self._session() as session, session.begin():
-                row = session.get(DraftRow, (learner, exercise, track))
-                if row is None:
-                    session.add(
-                        DraftRow(
-                            learner=learner,
-                            exercise=exercise,
-                            track=track,
-                            code=code,
-                            updated_at=stamp,
-                        )
+        with database_errors(), self._session() as session, session.begin():
+            row = session.get(DraftRow, (learner, exercise, track))
+            if row is None:
+                session.add(
+                    DraftRow(
+                        learner=learner,
+                        exercise=exercise,
+                        track=track,
+                        code=code,
+                        updated_at=stamp,
                     )
-                else:
-                    row.code, row.updated_at = code, stamp
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
+                )
+            else:
+                row.code, row.updated_at = code, stamp
         return {"code": code, "updated_at": stamp.isoformat()}
 
     def get_draft(self, learner: str, exercise: str, track: str) -> dict[str, Any] | None:
-        try:
-            with self._session() as session:
-                row = session.get(DraftRow, (learner, exercise, track))
-                if row is None:
-                    return None
-                return {"code": row.code, "updated_at": _aware(row.updated_at).isoformat()}
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
+        with database_errors(), self._session() as session:
+            row = session.get(DraftRow, (learner, exercise, track))
+            if row is None:
+                return None
+            return {"code": row.code, "updated_at": _aware(row.updated_at).isoformat()}
 
 
 def not_superseded() -> Any:
@@ -389,10 +379,8 @@ def history_query(
 
 
 def _upgrade(engine: Engine) -> Upgrade:
-    try:
+    with database_errors("cannot bring the database schema up to date"):
         return upgrade(engine)
-    except OperationalError as exc:
-        raise StoreUnavailable(f"cannot bring the database schema up to date: {exc.orig}") from exc
 
 
 class DatabaseReferenceCache:
@@ -404,22 +392,17 @@ class DatabaseReferenceCache:
 
     def load(self, key: str) -> dict[str, Any] | None:
         query = select(ReferenceCacheRow.data).where(ReferenceCacheRow.key == key)
-        try:
-            with self.store.engine.connect() as connection:
-                data = connection.execute(query).scalar_one_or_none()
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
+        with database_errors(), self.store.engine.connect() as connection:
+            data = connection.execute(query).scalar_one_or_none()
         return data if isinstance(data, dict) else None
 
     def save(self, key: str, data: dict[str, Any]) -> None:
         row = {"key": key, "data": data, "created_at": now()}
         try:
-            with self.store.engine.begin() as connection:
+            with database_errors(), self.store.engine.begin() as connection:
                 connection.execute(insert(ReferenceCacheRow), row)
         except IntegrityError:
             pass  # another node saved it first: the same inputs, the same reference
-        except OperationalError as exc:
-            raise StoreUnavailable(str(exc.orig)) from exc
 
     def claim(self, key: str) -> AbstractContextManager[None]:
         """On PostgreSQL an advisory lock on the key, held on a connection of its own while

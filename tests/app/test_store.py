@@ -3,6 +3,7 @@ and on a real PostgreSQL: the same calls must give the same answers on both."""
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -11,12 +12,13 @@ from typing import Any
 
 import pytest
 from sqlalchemy import func, insert, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from app import stats
 from app.errors import RateLimited
 from app.limits import DatabaseRateLimiter, RateLimiter, rate_limiter
 from app.retention import OutputRetention
-from app.store import Store, history_query
+from app.store import Store, StoreUnavailable, database_errors, history_query
 from app.tables import Base, RateBucketRow, SubmissionRow, SubmissionTestRow
 from graders.results import (
     OUTPUT_EXPIRED,
@@ -430,3 +432,32 @@ def test_old_outputs_expire_and_verdicts_stay(store: Store) -> None:
     GradeResult.model_validate(expired)  # still a result every reader understands
     assert retention.run_once() == 0  # done once
     assert OutputRetention(store, days=30).run_once() == 0  # another node: nothing to do
+
+
+# --- database errors ---
+
+
+def test_database_errors_become_store_unavailable() -> None:
+    """A database that is down, locked or read-only (OperationalError) becomes the 503 the
+    routes answer; the driver's message stays, and the error is the cause."""
+    locked = OperationalError("INSERT ...", {}, sqlite3.OperationalError("database is locked"))
+    with (
+        pytest.raises(StoreUnavailable, match=r"^database is locked$") as raised,
+        database_errors(),
+    ):
+        raise locked
+    assert raised.value.__cause__ is locked
+    with (
+        pytest.raises(StoreUnavailable, match=r"^cannot migrate: database is locked$"),
+        database_errors("cannot migrate"),
+    ):
+        raise locked
+
+
+def test_database_errors_let_other_errors_through() -> None:
+    duplicate = IntegrityError("INSERT ...", {}, sqlite3.IntegrityError("UNIQUE constraint"))
+    with pytest.raises(IntegrityError) as raised, database_errors():
+        raise duplicate
+    assert raised.value is duplicate
+    with database_errors():
+        pass  # nothing raised, nothing to translate
