@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from app.cluster_share import ClusterShare
+from app.cluster_share import ClusterShare, Lease
 from app.errors import RateLimited, Unavailable
 from app.store import StoreUnavailable
 
@@ -54,7 +54,7 @@ class Ticket:
     arrived: int
     granted: bool = False
     ready: threading.Event = field(default_factory=threading.Event)
-    lease: str | None = None  # its lease in the cluster-wide share, while it holds one
+    lease: Lease | None = None  # its lease in the cluster-wide share, while it holds one
 
 
 class Admission:
@@ -131,10 +131,10 @@ class Admission:
                     self._served_learner.pop(learner, None)
                 self._hand_out()
 
-    def wait_turn(self, ticket: Ticket, timeout: float, lease_seconds: float = 600.0) -> None:
+    def wait_turn(self, ticket: Ticket, timeout: float) -> None:
         """Block until ``ticket`` holds a grading slot (it keeps it until its ``slot``
         ends; a cluster lease, if any, until ``give_back``), or raise Unavailable after
-        ``timeout`` seconds. ``lease_seconds``: the longest the job can take."""
+        ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         while True:
             with self._lock:
@@ -147,7 +147,7 @@ class Admission:
                         raise _no_grader(timeout)
             if self.cluster is None:
                 return
-            ticket.lease = self.cluster.take(ticket.client, lease_seconds)
+            ticket.lease = self.cluster.take(ticket.client)
             if ticket.lease is not None:
                 return
             # The client holds its share through other nodes: this slot goes to someone
@@ -168,7 +168,7 @@ class Admission:
         try:
             self.cluster.give_back(ticket.lease)
         except StoreUnavailable as exc:
-            log.warning("could not give back a grading lease (it expires on its own): %s", exc)
+            log.warning("could not give back a grading lease (its connection is closed): %s", exc)
         ticket.lease = None
 
     def _hand_out(self) -> None:

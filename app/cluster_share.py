@@ -2,70 +2,76 @@
 
 Each node's queue (app/admission.py) gives one client at most its share of that node's
 slots. Behind a load balancer that spreads one client over N nodes, that would be N
-shares; so on PostgreSQL a job also takes a lease in ``grading_leases`` before it goes to
-a worker, and a client holds at most ``share`` leases over all nodes. A lease is taken
-under a transaction-scoped advisory lock on the client (two nodes cannot both see room
-for one), given back when the job ends, and expires on its own after the longest a job
-can take, so a node that dies holding leases frees them.
+shares; so on PostgreSQL a job also holds one of its client's ``share`` session-level
+advisory locks (``pg_try_advisory_lock``) before it goes to a worker, on a connection of
+its own, and unlocks it when the job ends. A lock belongs to its connection: a node that
+dies holding some drops its connections, and PostgreSQL frees their locks at once, so no
+lease outlives its node and none needs a table or a timeout.
 """
 
 from __future__ import annotations
 
-import secrets
+from dataclasses import dataclass
 
-from sqlalchemy import text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Connection, create_engine, func, select
+from sqlalchemy.exc import DBAPIError
 
 from app.limits import CLIENT_CHARS
 from app.migrate import lock_key
-from app.store import Store, StoreUnavailable
+from app.store import Store, StoreUnavailable, database_errors
 
-# The database's clock (nodes' clocks may disagree), in seconds since the epoch.
-_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
-_HELD = text(
-    "SELECT count(*) FROM grading_leases "
-    "WHERE client = :client AND expires > extract(epoch FROM clock_timestamp())"
-)
-_TAKE = text(
-    "INSERT INTO grading_leases (job, client, expires) "
-    "VALUES (:job, :client, extract(epoch FROM clock_timestamp()) + :ttl)"
-)
-_PRUNE = text(
-    "DELETE FROM grading_leases "
-    "WHERE client = :client AND expires <= extract(epoch FROM clock_timestamp())"
-)
-_GIVE_BACK = text("DELETE FROM grading_leases WHERE job = :job")
+
+@dataclass
+class Lease:
+    """One of a client's locks, held on ``connection`` until given back."""
+
+    connection: Connection
+    key: int
 
 
 class ClusterShare:
     """``share`` leases per client over every node on the database."""
 
-    def __init__(self, store: Store, share: int) -> None:
+    def __init__(self, store: Store, share: int, slots: int) -> None:
         if store.dialect != "postgresql":
             raise ValueError("a cluster-wide share needs PostgreSQL")
         self.share = share
-        self._engine = store.engine
+        # A connection per job holding a lease: at most this node's slots at once.
+        self._engine = create_engine(
+            store.engine.url,
+            pool_size=slots,
+            max_overflow=slots,
+            pool_pre_ping=True,
+            isolation_level="AUTOCOMMIT",
+        )
 
-    def take(self, client: str, ttl: float) -> str | None:
-        """A lease for one job of ``client`` (its id), or None when the client holds its
-        share already. ``ttl``: seconds after which the lease frees itself."""
+    def take(self, client: str) -> Lease | None:
+        """A lease for one job of ``client``, or None when the client holds its share
+        already (on any node)."""
         client = client[:CLIENT_CHARS]
-        job = secrets.token_hex(16)
+        with database_errors():
+            connection = self._engine.connect()
         try:
-            with self._engine.begin() as connection:
-                connection.execute(_LOCK, {"key": lock_key(f"share:{client}")})
-                connection.execute(_PRUNE, {"client": client})
-                held = connection.execute(_HELD, {"client": client}).scalar_one()
-                if held >= self.share:
-                    return None
-                connection.execute(_TAKE, {"job": job, "client": client, "ttl": ttl})
-        except OperationalError as exc:
+            for place in range(self.share):
+                key = lock_key(f"share:{place}:{client}")
+                if connection.execute(select(func.pg_try_advisory_lock(key))).scalar_one():
+                    return Lease(connection, key)
+        except DBAPIError as exc:  # more than OperationalError: the lock state is unknown
+            connection.invalidate()
+            connection.close()
             raise StoreUnavailable(str(exc.orig)) from exc
-        return job
+        connection.close()
+        return None
 
-    def give_back(self, job: str) -> None:
+    def give_back(self, lease: Lease) -> None:
         try:
-            with self._engine.begin() as connection:
-                connection.execute(_GIVE_BACK, {"job": job})
-        except OperationalError as exc:  # it expires on its own
+            lease.connection.execute(select(func.pg_advisory_unlock(lease.key)))
+        except DBAPIError as exc:
+            # Closing the session frees the lock: never return it to the pool locked.
+            lease.connection.invalidate()
             raise StoreUnavailable(str(exc.orig)) from exc
+        finally:
+            lease.connection.close()
+
+    def close(self) -> None:
+        self._engine.dispose()

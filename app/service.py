@@ -60,7 +60,11 @@ class Service:
             learner_pending=settings.max_pending_per_learner,
             # Several API nodes share a PostgreSQL database: a client's share holds
             # across them. SQLite means one node, whose own count is the whole.
-            cluster=ClusterShare(store, settings.share) if store.dialect == "postgresql" else None,
+            cluster=(
+                ClusterShare(store, settings.share, settings.slots)
+                if store.dialect == "postgresql"
+                else None
+            ),
         )
         # Grading threads: one per admitted submission, so none waits for a thread.
         # asyncio's executor hop costs less than anyio's (profiled: 1.6 ms per Submit).
@@ -68,6 +72,8 @@ class Service:
 
     def close(self) -> None:
         self.grading_threads.shutdown(wait=True)
+        if self.admission.cluster is not None:
+            self.admission.cluster.close()
 
     # --- exercises ---
 
@@ -187,11 +193,7 @@ class Service:
     def _grade_and_store(
         self, ticket: Ticket, learner: str, exercise: Exercise, track: str, code: str, mode: Mode
     ) -> dict[str, Any]:
-        # The longest the job can take, as the queue bounds it: the lease's lifetime.
-        longest = self.settings.queue_wait_seconds + 2 * (
-            job_limits(self.settings, exercise).wall_seconds + self.settings.queue_ack_wait
-        )
-        self.admission.wait_turn(ticket, self.settings.queue_wait_seconds, longest + 30)
+        self.admission.wait_turn(ticket, self.settings.queue_wait_seconds)
         try:
             return self._graded_and_stored(learner, exercise, track, code, mode)
         finally:

@@ -195,18 +195,6 @@ class RateBucketRow(Base):
     stamp: Mapped[float] = mapped_column(Float)  # seconds since the epoch, the database's clock
 
 
-class GradingLeaseRow(Base):
-    """A grading slot held by one client's job, seen by every API node (app.cluster_share):
-    a client's share of the workers holds across nodes. ``expires`` (the database's clock,
-    seconds since the epoch) frees the slot of a node that died holding it."""
-
-    __tablename__ = "grading_leases"
-
-    job: Mapped[str] = mapped_column(String(32), primary_key=True)
-    client: Mapped[str] = mapped_column(String(128), index=True)
-    expires: Mapped[float] = mapped_column(Float)
-
-
 class ReferenceCacheRow(Base):
     """A computed reference (graders.references), shared by every web node."""
 

@@ -24,25 +24,32 @@ def store() -> Iterator[Store]:
 
 
 def test_a_client_holds_at_most_its_share_of_leases(store: Store) -> None:
-    share = ClusterShare(store, share=1)
-    first = share.take("203.0.113.1", ttl=60)
+    one, two = ClusterShare(store, share=1, slots=2), ClusterShare(store, share=1, slots=2)
+    first = one.take("203.0.113.1")
     assert first is not None
-    assert share.take("203.0.113.1", ttl=60) is None  # from any node
-    other = share.take("203.0.113.2", ttl=60)
+    assert two.take("203.0.113.1") is None  # from another node as from this one
+    assert one.take("203.0.113.1") is None
+    other = two.take("203.0.113.2")
     assert other is not None
-    share.give_back(first)
-    again = share.take("203.0.113.1", ttl=60)
+    one.give_back(first)
+    again = two.take("203.0.113.1")
     assert again is not None
     for lease in (other, again):
-        share.give_back(lease)
+        two.give_back(lease)
+    one.close()
+    two.close()
 
 
-def test_a_lease_of_a_node_that_died_frees_itself(store: Store) -> None:
-    share = ClusterShare(store, share=1)
-    assert share.take("203.0.113.3", ttl=0) is not None  # never given back
-    lease = share.take("203.0.113.3", ttl=60)
+def test_a_node_that_dies_frees_its_leases_at_once(store: Store) -> None:
+    dying, alive = ClusterShare(store, share=1, slots=1), ClusterShare(store, share=1, slots=1)
+    held = dying.take("203.0.113.3")
+    assert held is not None and alive.take("203.0.113.3") is None
+    held.connection.invalidate()  # its connection closed, as when its process is killed
+    dying.close()
+    lease = alive.take("203.0.113.3")
     assert lease is not None
-    share.give_back(lease)
+    alive.give_back(lease)
+    alive.close()
 
 
 def node(store: Store, cluster: bool) -> Admission:
@@ -52,7 +59,7 @@ def node(store: Store, cluster: bool) -> Admission:
         client_share=1,
         client_pending=8,
         learner_pending=4,
-        cluster=ClusterShare(store, share=1) if cluster else None,
+        cluster=ClusterShare(store, share=1, slots=2) if cluster else None,
     )
 
 

@@ -36,7 +36,6 @@ TABLES = {
     "reference_cache",
     "exercise_versions",
     "regrade_runs",
-    "grading_leases",
 }
 # What Base.metadata.create_all made before there were migrations (sqlite_master of a
 # database the earlier code created).

@@ -396,19 +396,27 @@ def test_a_full_stream_answers_503_with_retry_after(scene: Scene) -> None:
     with running_nats() as small:
         cluster = Cluster(small.url, scene.db, {**SETTINGS, "DRILL_QUEUE_MAX_JOBS": "2"})
         try:
-            api = cluster.start_api("api-small")
+            # Three clients behind the test as their proxy, and a slot for each: one
+            # client's second job, or a job beyond the node's slots, would wait in the API
+            # node (app/admission.py), never reaching the stream.
+            api = cluster.start_api(
+                "api-small", DRILL_TRUSTED_PROXIES="127.0.0.1", DRILL_GRADING_SLOTS="3"
+            )
             code = solution("gradient-checkpointing", "numpy")
             url = f"{api.base}/api/exercises/gradient-checkpointing/submissions"
             held: list[httpx.Response] = []
-            waiting = [
-                threading.Thread(
-                    target=lambda: held.append(
-                        httpx.post(
-                            url, json={"track": "numpy", "code": code, "mode": "submit"}, timeout=60
-                        )
-                    )
+
+            def send(client: str) -> httpx.Response:
+                return httpx.post(
+                    url,
+                    json={"track": "numpy", "code": code, "mode": "submit"},
+                    headers={"X-Forwarded-For": client},
+                    timeout=60,
                 )
-                for _ in range(2)
+
+            waiting = [
+                threading.Thread(target=lambda c=client: held.append(send(c)))
+                for client in ("203.0.113.71", "203.0.113.72")
             ]
             for t in waiting:
                 t.start()
@@ -416,9 +424,7 @@ def test_a_full_stream_answers_503_with_retry_after(scene: Scene) -> None:
             while run_async(_messages(small.url)) < 2:
                 assert time.monotonic() < deadline, cluster.logs()
                 time.sleep(0.05)
-            refused = httpx.post(
-                url, json={"track": "numpy", "code": code, "mode": "submit"}, timeout=60
-            )
+            refused = send("203.0.113.73")
             for t in waiting:
                 t.join()
         finally:
