@@ -330,7 +330,8 @@ MODES = ("embedded", "distributed")
 def api_node(port: int) -> int:
     """``drill serve`` (its code path, settings and uvicorn options) plus one route,
     ``GET /_bench/hops``, that hands over and clears the hops the RemoteBackend kept.
-    ``app.main.create_app`` is wrapped here before ``drill.cli`` calls it."""
+    ``app.main.create_app`` is wrapped here before ``drill serve`` (drill/commands/serve.py)
+    calls it."""
     from dataclasses import asdict
 
     import app.main as app_main

@@ -30,6 +30,7 @@ import uvicorn
 
 from app.slow_clients import GuardedProtocol, Guards
 from drill import cli
+from drill.commands import serve
 from tests.conftest import TEST_EXERCISES
 from tests.serving import Server, running_server
 
@@ -318,7 +319,7 @@ def test_drill_serve_gives_uvicorn_the_settings(
     given: dict[str, object] = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, **options: given.update(options))
     monkeypatch.setattr("app.main.create_app", lambda settings: object())
-    monkeypatch.setattr(cli, "pin_mmap_threshold", lambda: None)
+    monkeypatch.setattr(serve, "pin_mmap_threshold", lambda: None)
     drill_log = logging.getLogger("drill")
     request.addfinalizer(functools.partial(drill_log.setLevel, drill_log.level))  # serve sets it
     environment = {
