@@ -27,8 +27,8 @@ from graders.results import GradeResult, Mode
 from graders.sandbox import (
     GRADERS,
     WORKER_ENV,
-    Backend,
     JobLimits,
+    SandboxKind,
     bwrap_works,
     find_bwrap,
     job_limits,
@@ -52,7 +52,7 @@ NO_CGROUPS = cgroups.CgroupStatus("none", "not set up")
 
 @dataclass(frozen=True)
 class SandboxStatus:
-    backend: Backend
+    kind: SandboxKind
     warning: str | None  # why the fallback is in use, shown everywhere when set
     cgroups: cgroups.CgroupStatus = NO_CGROUPS
 
@@ -97,14 +97,14 @@ class LocalBackend:
     def status(self) -> BackendStatus:
         assert self.sandbox is not None and self.pool is not None, "start() first"
         return BackendStatus(
-            self.sandbox.backend,
+            self.sandbox.kind,
             self.pool.live_workers,
             self.sandbox.warning,
             cgroups=self.sandbox.cgroups.mode,
         )
 
-    def _command(self, backend: Backend, role: str = "learner") -> Any:
-        return pool_command(self.settings, backend, role)
+    def _command(self, kind: SandboxKind, role: str = "learner") -> Any:
+        return pool_command(self.settings, kind, role)
 
     def _start_learner_pool(self) -> tuple[WorkerPool, SandboxStatus]:
         return start_checked_pool(self.settings, "learner", self.settings.workers)
@@ -129,7 +129,7 @@ class LocalBackend:
             if self._reference_pool is None:
                 assert self.sandbox is not None, "start() first"
                 pool = WorkerPool(
-                    self._command(self.sandbox.backend, "reference"),
+                    self._command(self.sandbox.kind, "reference"),
                     1,
                     "reference",
                     self.settings.worker_start_timeout,
@@ -178,9 +178,9 @@ class LocalBackend:
         return grade_with(pool.run, reference, exercise, track, code, mode, limits, variant)
 
 
-def pool_command(settings: Settings, backend: Backend, role: str) -> Any:
+def pool_command(settings: Settings, kind: SandboxKind, role: str) -> Any:
     bwrap = find_bwrap(settings.bwrap_path)
-    return lambda fd: worker_command(backend, fd, bwrap, role)
+    return lambda fd: worker_command(kind, fd, bwrap, role)
 
 
 def start_checked_pool(

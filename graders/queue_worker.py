@@ -83,7 +83,7 @@ class QueueWorker:
                     "drill worker ready: role %s, %d slot(s), sandbox %s, %s, queue %s",
                     self.role,
                     self.slots,
-                    sandbox.backend,
+                    sandbox.kind,
                     sandbox.cgroups.describe(),
                     self.settings.queue,
                 )

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from graders.catalog import Exercise
     from graders.settings import Settings
 
-Backend = Literal["bwrap", "process"]
+SandboxKind = Literal["bwrap", "process"]  # what isolates a job (DRILL_SANDBOX resolved)
 GRADERS = Path(__file__).resolve().parent
 SANDBOX_ROOT = "/drill"
 # What the JSON of one test's observations may take (strings and numbers, not array
@@ -128,11 +128,11 @@ def _python_roots() -> list[str]:
 
 
 def worker_command(
-    backend: Backend, ctrl_fd: int, bwrap: str | None = None, role: str = "learner"
+    kind: SandboxKind, ctrl_fd: int, bwrap: str | None = None, role: str = "learner"
 ) -> list[str]:
     """The command of a worker; ``role`` (learner or reference) only labels the process."""
     python = sys.executable
-    if backend == "process":
+    if kind == "process":
         return [python, "-I", "-c", BOOT, str(GRADERS.parent), str(ctrl_fd), "process", role]
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
