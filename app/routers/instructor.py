@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response, Streamin
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from app import regrade, stats
+from app import exports, regrade, stats
 from app.deps import ServiceDep, get_client
 from app.errors import NotFound
 from app.instructor_auth import (
@@ -186,7 +186,7 @@ def _report_and_versions(
 # The JSON export's keys for the OpenAPI schema: text but for three numbers.
 _NUMBERS = {"passed": "integer", "total": "integer", "duration_ms": "number"}
 _EXPORT_PROPERTIES: dict[str, Any] = {
-    c: {"type": _NUMBERS.get(c, "string")} for c in stats.CSV_COLUMNS
+    c: {"type": _NUMBERS.get(c, "string")} for c in exports.CSV_COLUMNS
 }
 _EXPORT_PROPERTIES["regrade_of"] = {"type": ["string", "null"]}
 _EXPORT_PROPERTIES["tests"] = {
@@ -198,7 +198,7 @@ _EXPORT_PROPERTIES["tests"] = {
 
 async def _export(
     service: Service,
-    export: stats.SubmissionsCsv | stats.SubmissionsJson,
+    export: exports.SubmissionsCsv | exports.SubmissionsJson,
     extension: str,
     media_type: str,
 ) -> Response:
@@ -229,7 +229,7 @@ async def submissions_csv(service: ServiceDep, exercise: ExerciseFilter = None) 
     """Every submission as CSV: all columns but the result JSON, the code included. A text
     cell starting with ``=``, ``+``, ``-``, ``@``, tab or CR gets a leading ``'`` so that
     spreadsheets do not run it (the JSON export has the exact code)."""
-    export = stats.SubmissionsCsv(service.store, exercise)
+    export = exports.SubmissionsCsv(service.store, exercise)
     return await _export(service, export, "csv", "text/csv; charset=utf-8")
 
 
@@ -253,7 +253,7 @@ async def submissions_csv(service: ServiceDep, exercise: ExerciseFilter = None) 
 async def submissions_json(service: ServiceDep, exercise: ExerciseFilter = None) -> Response:
     """Every submission as one JSON array, streamed in pages: the CSV export's columns as
     keys, and the code exactly as submitted (no spreadsheet quote)."""
-    export = stats.SubmissionsJson(service.store, exercise)
+    export = exports.SubmissionsJson(service.store, exercise)
     return await _export(service, export, "json", "application/json")
 
 

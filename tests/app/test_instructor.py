@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 from markupsafe import escape
 from pydantic import SecretStr
 
-from app import instructor_auth, stats
+from app import exports, instructor_auth, stats
 from app.store import new_id
 from app.tables import write_submissions
 from tests.app.conftest import assert_error, client_for
@@ -260,7 +260,7 @@ def test_csv_export_holds_every_submission_and_its_code(
     assert response.headers["content-type"].startswith("text/csv")
     disposition = response.headers["content-disposition"]
     assert disposition.startswith("attachment;") and f"drill-submissions-{GC}.csv" in disposition
-    assert response.text.splitlines()[0].split(",") == list(stats.CSV_COLUMNS)
+    assert response.text.splitlines()[0].split(",") == list(exports.CSV_COLUMNS)
     rows = parse_csv(response.text)
     by_id = {row["id"]: row for row in rows}
     assert set(by_id) == {s["id"] for s in submitted.values()}  # Run included: it is data
@@ -297,10 +297,10 @@ def test_csv_export_pages_through_the_table(
     client: TestClient, submitted: dict[str, dict], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = client.app.state.service.store  # type: ignore[attr-defined]
-    whole = parse_csv(stats.submissions_csv(store, GC))
+    whole = parse_csv(exports.submissions_csv(store, GC))
     for batch in (1, 2, 3, 4, 5):
-        monkeypatch.setattr(stats, "CSV_BATCH", batch)
-        assert parse_csv(stats.submissions_csv(store, GC)) == whole
+        monkeypatch.setattr(exports, "CSV_BATCH", batch)
+        assert parse_csv(exports.submissions_csv(store, GC)) == whole
     assert [r["created_at"] for r in whole] == sorted(r["created_at"] for r in whole)
     assert len(whole) == 4
 
@@ -636,7 +636,7 @@ def formula_runs(hostile: TestClient) -> dict[str, str]:
     ids=[*(f"starts with {c}" for c in FORMULAS), "plain", "empty", "quoted", "space", "-1", "2.5"],
 )
 def test_spreadsheet_safe_quotes_exactly_the_formula_starts(cell: Any, safe: Any) -> None:
-    assert stats.spreadsheet_safe(cell) == safe
+    assert exports.spreadsheet_safe(cell) == safe
 
 
 def test_csv_cells_that_start_a_formula_get_a_quote(
@@ -670,7 +670,7 @@ def test_json_export_keeps_the_exact_code(
     assert response.headers["cache-control"] == "no-store"
     rows = json.loads(response.content)
     assert isinstance(rows, list)
-    assert [list(row) for row in rows] == [list(stats.CSV_COLUMNS)] * len(rows)
+    assert [list(row) for row in rows] == [list(exports.CSV_COLUMNS)] * len(rows)
     by_id = {row["id"]: row for row in rows}
     assert set(by_id) == set(formula_runs)
     for sub_id, code in formula_runs.items():
@@ -679,7 +679,7 @@ def test_json_export_keeps_the_exact_code(
     csv_rows = {row["id"]: row for row in parse_csv(hostile.get(CSV_URL, headers=BEARER).text)}
     for sub_id, row in by_id.items():
         as_text = {k: "" if v is None else str(v) for k, v in row.items()}
-        as_text["code"] = stats.spreadsheet_safe(row["code"])
+        as_text["code"] = exports.spreadsheet_safe(row["code"])
         as_text["tests"] = json.dumps(row["tests"])  # a CSV cell holds the object as JSON
         assert as_text == csv_rows[sub_id]
 
@@ -705,8 +705,8 @@ def test_json_export_keeps_the_exact_code(
     # Streamed in pages: the same array whatever the page size.
     store = hostile.app.state.service.store  # type: ignore[attr-defined]
     for batch in (1, 2, 3, len(rows), len(rows) + 1):
-        monkeypatch.setattr(stats, "CSV_BATCH", batch)
-        assert json.loads(stats.submissions_json(store)) == rows
+        monkeypatch.setattr(exports, "CSV_BATCH", batch)
+        assert json.loads(exports.submissions_json(store)) == rows
 
 
 def test_the_json_export_of_an_empty_table_is_an_empty_array(tmp_path: Path) -> None:
