@@ -61,6 +61,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	node_modules/.bin/eslint .
 
 format: install

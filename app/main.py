@@ -20,10 +20,10 @@ from app.routers import drafts, exercises, health, instructor, pages, progress, 
 from app.service import Service
 from app.settings import AppSettings, get_app_settings
 from app.store import Store
-from graders.backend import GradingBackend
-from graders.grading import Grader
-from graders.local import LocalBackend
-from graders.reload import watch_catalog
+from graders.grading.backend import GradingBackend
+from graders.grading.grader import Grader
+from graders.grading.local import LocalBackend
+from graders.grading.reload import watch_catalog
 from graders.settings import ROOT
 
 log = logging.getLogger("drill.app")
@@ -47,7 +47,7 @@ def default_backend(settings: AppSettings, store: Store) -> GradingBackend:
     """The local pools, or with DRILL_QUEUE the workers behind the queue (this node then
     starts no sandbox at all; references are kept in the shared database)."""
     if settings.queue:
-        from graders.remote import RemoteBackend
+        from graders.queue.remote import RemoteBackend
 
         return RemoteBackend(settings, store.reference_cache)
     return LocalBackend(settings)

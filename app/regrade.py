@@ -24,10 +24,10 @@ from sqlalchemy.exc import IntegrityError
 
 from app.store import Store, database_errors, new_id, not_superseded, now
 from app.tables import ExerciseVersionRow, RegradeRunRow, SubmissionRow, write_submissions
-from graders.catalog import Exercise
 from graders.errors import DrillError
-from graders.grading import Grader
-from graders.results import GradeResult, Status
+from graders.grading.catalog import Exercise
+from graders.grading.grader import Grader
+from graders.grading.results import GradeResult, Status
 
 log = logging.getLogger("drill.regrade")
 PASS = Status.PASS.value

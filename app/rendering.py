@@ -1,5 +1,5 @@
 """Markdown to HTML on the server, code blocks highlighted, cached per exercise version.
-A statement's track-only blocks (graders.statement) render per track.
+A statement's track-only blocks (graders.grading.statement) render per track.
 
 Raw HTML in Markdown is not passed through: statements and hints render to a known set
 of tags, which the page's Content-Security-Policy does not need to trust.
@@ -22,7 +22,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from graders.statement import CLOSE, OPEN, TRACK_LABELS, track_of, use_track_blocks
+from graders.grading.statement import CLOSE, OPEN, TRACK_LABELS, track_of, use_track_blocks
 
 _FORMATTER = HtmlFormatter(nowrap=True)
 
@@ -60,7 +60,7 @@ def render_markdown(text: str) -> str:
     return _MD.render(text)
 
 
-# Statements: the same Markdown, plus the "::: track NAME" blocks of graders.statement.
+# Statements: the same Markdown, plus the "::: track NAME" blocks of graders.grading.statement.
 def _render_track_block(
     renderer: RendererProtocol,
     tokens: Sequence[Token],

@@ -2,7 +2,7 @@
 with submissions older than ``output_retention_days`` by a note (app.store.expire_outputs).
 
 Verdicts, messages and code are kept: history, progress, statistics and regrades need
-them; the output, up to 64 KiB a submission (graders.results), is what grows. Every node
+them; the output, up to 64 KiB a submission (graders.grading.results), is what grows. Every node
 runs it; the work is idempotent, so two nodes doing the same rows only cost a read.
 """
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graders.results import GradeResult
+from graders.grading.results import GradeResult
 
 
 class Health(BaseModel):

@@ -33,10 +33,10 @@ from app.schemas import (
 from app.settings import AppSettings
 from app.store import Store, StoreUnavailable, new_id
 from app.store import TrackProgress as Standing
-from graders.catalog import Exercise
-from graders.grading import Grader
-from graders.results import Mode
-from graders.sandbox import job_limits
+from graders.grading.catalog import Exercise
+from graders.grading.grader import Grader
+from graders.grading.isolation import job_limits
+from graders.grading.results import Mode
 
 log = logging.getLogger("drill.app")
 NO_PROGRESS = Standing(solved=False, attempts=0, last_submission=None)

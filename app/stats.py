@@ -30,7 +30,7 @@ RECENT = 20
 # MESSAGE_CHARS when they are stored.
 CODE_PREVIEW_CHARS = 20_000  # far above a real solution; the JSON export has all of it
 WHOLE_RUN: str | None = None  # the "test" of a failure that stopped the whole run
-NOT_RUN = "not_run"  # graders.results.Status.NOT_RUN: a test that never started
+NOT_RUN = "not_run"  # graders.grading.results.Status.NOT_RUN: a test that never started
 
 S, T, V = SubmissionRow, SubmissionTestRow, ExerciseVersionRow
 

@@ -28,7 +28,7 @@ from app.tables import (
     SubmissionRow,
     write_submissions,
 )
-from graders.results import OUTPUT_EXPIRED, GradeResult
+from graders.grading.results import OUTPUT_EXPIRED, GradeResult
 
 __all__ = [
     "Base",
@@ -384,7 +384,7 @@ def _upgrade(engine: Engine) -> Upgrade:
 
 
 class DatabaseReferenceCache:
-    """Computed references (graders.references.ReferenceCache) in the shared database, so
+    """Computed references (graders.grading.references.ReferenceCache) in the shared database, so
     that N web nodes compute each reference once. The first one saved stays."""
 
     def __init__(self, store: Store) -> None:

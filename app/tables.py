@@ -35,10 +35,10 @@ JSONType = JSON().with_variant(JSONB(), "postgresql")
 # can make it huge); submission_tests keeps messages already clipped to this.
 MESSAGE_CHARS = 1_000
 CLIPPED = "…"
-# Test names are at most this long (graders.references.TestOptions); a longer one, from
+# Test names are at most this long (graders.grading.references.TestOptions); a longer one, from
 # a result written by other means, is clipped so that it still fits an index entry.
 TEST_NAME_CHARS = 200
-TEST_ID_CHARS = 64  # graders.references.TEST_ID_PATTERN
+TEST_ID_CHARS = 64  # graders.grading.references.TEST_ID_PATTERN
 
 
 def clip(text: str, limit: int) -> str:
@@ -124,7 +124,7 @@ class SubmissionTestRow(Base):
     mode: Mapped[str] = mapped_column(String(8))
     track: Mapped[str] = mapped_column(String(16))
     test: Mapped[str | None] = mapped_column(String(TEST_NAME_CHARS))  # its name then
-    # The test's stable id (graders.testing); None in results stored before ids existed.
+    # The test's stable id (graders.sandbox.testing); None in results stored before ids existed.
     test_id: Mapped[str | None] = mapped_column(String(TEST_ID_CHARS))
     exercise_version: Mapped[str | None] = mapped_column(String(32))  # the submission's
     position: Mapped[int | None] = mapped_column(Integer)  # in the result's list of tests
@@ -196,7 +196,7 @@ class RateBucketRow(Base):
 
 
 class ReferenceCacheRow(Base):
-    """A computed reference (graders.references), shared by every web node."""
+    """A computed reference (graders.grading.references), shared by every web node."""
 
     __tablename__ = "reference_cache"
 

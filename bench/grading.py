@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from graders.grading import Grader  # noqa: E402
-from graders.harness import wire  # noqa: E402
-from graders.jobs import job_for  # noqa: E402
+from graders.grading.grader import Grader  # noqa: E402
+from graders.grading.jobs import job_for  # noqa: E402
+from graders.sandbox import wire  # noqa: E402
 from graders.settings import Settings  # noqa: E402
 
 TRACKS = [
@@ -43,8 +43,8 @@ COLD = """
 import os, sys
 sys.path.insert(0, sys.argv[1])
 import numpy, torch
-from graders.harness import wire
-from graders.harness.runner import Job
+from graders.sandbox import wire
+from graders.sandbox.runner import Job
 frame = wire.read_frame(sys.stdin.buffer.read, 1 << 26)
 Job(frame.header, os.dup(1), frame.body).run()  # fd 1 itself becomes the output capture
 """

@@ -1,6 +1,6 @@
 """How much server memory one job's result can cost: worst cases against the budget.
 
-Feeds hostile result streams through the server's real reader (``graders.pool._Exchange``
+Feeds hostile result streams through the server's real reader (``graders.grading.pool._Exchange``
 reading a pipe, with the job's ``wire.Budget``) and then through ``verdicts.build``, and
 records the peak of Python's traced memory (NumPy's arrays included) while doing it.
 Each stream is the worst a child can send of its kind that the budget still lets through,
@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from graders import verdicts
-from graders.harness import wire
-from graders.pool import MAX_RESULT_VALUES, _Exchange
-from graders.references import Reference, TestOptions
-from graders.sandbox import JobLimits
+from graders.grading import verdicts
+from graders.grading.isolation import JobLimits
+from graders.grading.pool import MAX_RESULT_VALUES, _Exchange
+from graders.grading.references import Reference, TestOptions
+from graders.sandbox import wire
 
 LIMITS = JobLimits(5, 10, 1024 * 2**20, 64 * 1024, 64 * 2**20, 64)
 NAMES = [f"test {i}" for i in range(6)]
@@ -119,7 +119,7 @@ def read_stream(data: bytes) -> tuple[list[wire.Frame], str | None]:
 
 
 def _job() -> Any:
-    from graders.jobs import Job
+    from graders.grading.jobs import Job
 
     return Job({"type": "job", "tests": NAMES}, b"")
 
@@ -137,7 +137,7 @@ def measure(data: bytes) -> dict[str, Any]:
     tracemalloc.start()
     tracemalloc.reset_peak()
     frames, malformed = read_stream(data)
-    from graders.pool import JobOutcome
+    from graders.grading.pool import JobOutcome
 
     result = verdicts.build(ctx, JobOutcome(frames=frames, malformed=malformed, exit_code=0))
     _, peak = tracemalloc.get_traced_memory()

@@ -21,7 +21,7 @@ processes of one slot each (``--layout 1x2``: one process with two slots). Both 
 their submissions in SQLite. Per mode and seed track: Submit at 1 client (p50, p95) and at
 16 concurrent clients (throughput, p99), the CPU each process spends per submission at 16
 clients (the broker's included) and, in the distributed mode, where each job's time went
-(``graders.remote.Hops``: publish, to start, worker, back). It writes ``queue.json`` and
+(``graders.queue.remote.Hops``: publish, to start, worker, back). It writes ``queue.json`` and
 ``queue.png``. ``--rounds N`` (default 3) measures embedded then distributed N times
 over, to see how far two runs on the same machine differ.
 
@@ -55,9 +55,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.grading import TRACKS, cold_run, machine, summary  # noqa: E402
-from graders.catalog import load_catalog  # noqa: E402
-from graders.harness import wire  # noqa: E402
-from graders.jobs import job_for  # noqa: E402
+from graders.grading.catalog import load_catalog  # noqa: E402
+from graders.grading.jobs import job_for  # noqa: E402
+from graders.sandbox import wire  # noqa: E402
 from graders.settings import Settings  # noqa: E402
 from tests.cluster import Cluster, Node  # noqa: E402
 from tests.services import free_port, running_nats  # noqa: E402
@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
     from app.settings import AppSettings
-    from graders.backend import GradingBackend
+    from graders.grading.backend import GradingBackend
 
 
 # No rate limit in the way; the benchmark is the proxy of its clients, each with its own
@@ -157,7 +157,7 @@ def concurrent(
 
 def hidden_tests(source: str) -> list[str]:
     """The hidden tests' ids, by registering the tests module here (nothing runs)."""
-    from graders import testing
+    from graders.sandbox import testing
 
     testing.REGISTRY.clear()
     exec(compile(source, "<tests>", "exec"), {"__name__": "bench_tests"})
@@ -1024,7 +1024,7 @@ def plot_queue(report: dict[str, Any], path: Path) -> None:
 
 
 def _limits(settings: Settings):  # type: ignore[no-untyped-def]
-    from graders.sandbox import JobLimits
+    from graders.grading.isolation import JobLimits
 
     return JobLimits(
         settings.cpu_seconds,

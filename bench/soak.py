@@ -19,7 +19,7 @@ At the start, every ``--interval`` seconds and at the end it records:
   child is forked from its worker and keeps its command line, which is how it is told
   apart: it is counted under ``jobs``, since job children come and go. The workers' RSS
   is kept too: a worker's PSS drops while a forked child shares its pages, its RSS not;
-- the cgroup counts of the server's tree (``graders.cgroups.tree_of``): worker cgroups,
+- the cgroup counts of the server's tree (``graders.grading.cgroups.tree_of``): worker cgroups,
   processes in them, tasks (threads) the pids controller counts; null without cgroups;
 - submissions answered so far, and ``/healthz``.
 
@@ -63,7 +63,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.grading import TRACKS, machine  # noqa: E402
 from bench.service import pss_kb  # noqa: E402
-from graders.cgroups import CgroupTree, tree_of  # noqa: E402
+from graders.grading.cgroups import CgroupTree, tree_of  # noqa: E402
 from tests.security.test_attacks import parse_expect  # noqa: E402
 from tests.serving import Server, descendants, running_server  # noqa: E402
 
@@ -472,7 +472,7 @@ def slope_per_minute(points: list[tuple[float, float]]) -> float | None:
 def warm_up_index(samples: list[dict[str, Any]], smoke: bool) -> int:
     """The first sample after the first minute (the second one in a smoke run). The
     reference pool, busy while the references are computed before the clock starts, stops
-    after a minute idle (graders/local.py); while it runs it shares library pages with the
+    after a minute idle (graders/grading/local.py); while it runs it shares library pages with the
     learner workers, which lowers their PSS. So when it stops after the first minute, the
     warm-up ends at the first sample without it."""
     if smoke:

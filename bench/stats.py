@@ -37,8 +37,8 @@ from sqlalchemy import text  # noqa: E402
 from app import stats  # noqa: E402
 from app.store import Store  # noqa: E402
 from app.tables import write_submissions  # noqa: E402
-from graders import testing  # noqa: E402
-from graders.catalog import load_catalog  # noqa: E402
+from graders.grading.catalog import load_catalog  # noqa: E402
+from graders.sandbox import testing  # noqa: E402
 from tests.services import postgres_server  # noqa: E402
 
 BATCH = 2_000

@@ -13,7 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.store import Store
-from graders.results import GradeResult, TestResult
+from graders.grading.results import GradeResult, TestResult
 
 lib = ctypes.CDLL("libsqlite3.so.0")
 lib.sqlite3_memory_used.restype = ctypes.c_int64

@@ -16,7 +16,7 @@ import os
 import tomllib
 from pathlib import Path
 
-from graders.catalog import Catalog, load_catalog
+from graders.grading.catalog import Catalog, load_catalog
 from graders.settings import ROOT
 
 # DESIGN.md "Contracts": the seed exercises, their tracks and each track's entry points.

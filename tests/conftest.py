@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.settings import AppSettings
-from graders.grading import Grader
+from graders.grading.grader import Grader
 from tests.catalog import shipped_exercises_dir
 
 TEST_EXERCISES = Path(__file__).parent / "graders" / "exercises"

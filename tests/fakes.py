@@ -8,7 +8,7 @@ every test with a message that says it was not run. Routes, the store, the pages
 limits in front of grading are real; whether a submission is *right* is not decided here.
 
 Code that holds the line ``# fake: time out`` gets the verdict of a run the sandbox
-stopped at its first test (built by graders.verdicts from such a job's outcome): that
+stopped at its first test (built by graders.grading.verdicts from such a job's outcome): that
 test times out and the others are ``not_run``.
 """
 
@@ -17,15 +17,15 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from graders import pyparse, verdicts
-from graders.backend import BackendStatus
-from graders.catalog import Exercise
-from graders.harness import wire
-from graders.harness.wire import FrameType
-from graders.jobs import JobOutcome
-from graders.references import Reference, TestOptions
-from graders.results import GradeResult, Mode, Status, TestResult
-from graders.sandbox import JobLimits
+from graders.grading import pyparse, verdicts
+from graders.grading.backend import BackendStatus
+from graders.grading.catalog import Exercise
+from graders.grading.isolation import JobLimits
+from graders.grading.jobs import JobOutcome
+from graders.grading.references import Reference, TestOptions
+from graders.grading.results import GradeResult, Mode, Status, TestResult
+from graders.sandbox import wire
+from graders.sandbox.wire import FrameType
 
 NOT_RUN = "not run: the fake grading backend of the tests passes only the reference solution"
 LIMITS = JobLimits(5, 10, 2**30, 65536, 64 * 2**20, 64)

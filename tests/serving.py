@@ -118,7 +118,7 @@ def running_jobs(sandboxes: list[int]) -> int:
 
     def harness(pid: int) -> bool:
         try:
-            return b"graders.harness.worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+            return b"graders.sandbox.worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             return False
 

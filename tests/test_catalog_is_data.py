@@ -49,7 +49,7 @@ SEVENTH_TEST = """
 
 import numpy as np  # noqa: E402
 
-from graders.testing import test  # noqa: E402
+from graders.sandbox.testing import test  # noqa: E402
 
 
 @test("the output does not depend on which layers are checkpointed", hint=1)

@@ -33,8 +33,8 @@ from app.instructor_auth import (
 from app.rendering import highlight_python
 from app.routers.pages import TRACK_LABELS, render
 from app.service import Service
-from graders.catalog import Exercise
 from graders.errors import DrillError, UnknownExercise
+from graders.grading.catalog import Exercise
 
 log = logging.getLogger("drill.app")
 

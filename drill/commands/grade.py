@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from drill.commands import Command
-from graders.results import TRUNCATION_MARKER, GradeResult, Status, TestResult
+from graders.grading.results import TRUNCATION_MARKER, GradeResult, Status, TestResult
 from graders.settings import get_settings
 
 if TYPE_CHECKING:
-    from graders.catalog import Exercise
-    from graders.grading import Grader
+    from graders.grading.catalog import Exercise
+    from graders.grading.grader import Grader
 
 SYMBOLS = {
     Status.PASS: "PASS",
@@ -37,7 +37,7 @@ def add_arguments(grade: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from graders.grading import Grader
+    from graders.grading.grader import Grader
 
     grader = Grader(get_settings())
     exercise = grader.catalog.get(args.slug)
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
 def _reference_notice(grader: Grader, exercise: Exercise, track: str) -> None:
     """Say why the first grade of a new exercise version is slow: the reference solution
     runs twice in the sandbox before anything is compared (cached afterwards)."""
-    from graders.references import ReferenceStore
+    from graders.grading.references import ReferenceStore
 
     store = getattr(grader.backend, "references", None)
     if isinstance(store, ReferenceStore) and not store.is_ready(exercise, track):

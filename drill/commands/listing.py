@@ -20,7 +20,7 @@ def add_arguments(listing: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from graders.catalog import load_catalog
+    from graders.grading.catalog import load_catalog
 
     folder = get_settings().exercises_dir
     catalog = load_catalog(folder)

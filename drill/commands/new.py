@@ -19,7 +19,7 @@ def add_arguments(new: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from graders.scaffold import ScaffoldError, create
+    from graders.authoring.scaffold import ScaffoldError, create
 
     exercises = get_settings().exercises_dir
     tracks = [t.strip() for t in args.tracks.split(",") if t.strip()]

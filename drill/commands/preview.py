@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     import signal
     import tempfile
 
-    from graders.catalog import load_catalog
+    from graders.grading.catalog import load_catalog
 
     folder = get_settings().exercises_dir
     try:  # usage errors before anything starts

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from app.regrade import RegradeError, Run
     from app.settings import AppSettings
     from app.store import Store
-    from graders.grading import Grader
+    from graders.grading.grader import Grader
 
     settings = AppSettings()
     store = Store(settings.database_url)

@@ -13,8 +13,8 @@ from graders.errors import UnknownExercise
 from graders.settings import get_settings
 
 if TYPE_CHECKING:
-    from graders.grading import Grader
-    from graders.mutants import MutantReport
+    from graders.authoring.mutants import MutantReport
+    from graders.grading.grader import Grader
 
 
 def add_arguments(validate: argparse.ArgumentParser) -> None:
@@ -39,8 +39,8 @@ def add_arguments(validate: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from graders.grading import Grader
-    from graders.validate import validate
+    from graders.authoring.validate import validate
+    from graders.grading.grader import Grader
 
     grader = Grader(get_settings())
     for slug in args.slugs:
@@ -118,7 +118,7 @@ def _chosen_tracks(grader: Grader, slugs: list[str], given: list[str] | None) ->
 
 
 def _check_explanations(grader: Grader, slugs: list[str], tracks: list[str] | None) -> None:
-    from graders.mutants import load_explanations
+    from graders.authoring.mutants import load_explanations
 
     exercises = [grader.catalog.get(s) for s in slugs] if slugs else list(grader.catalog)
     for exercise in exercises:
@@ -130,7 +130,7 @@ def _check_explanations(grader: Grader, slugs: list[str], tracks: list[str] | No
 def _run_mutants(
     grader: Grader, tracks: list[tuple[str, str]]
 ) -> dict[tuple[str, str], MutantReport]:
-    from graders.mutants import analyse_track
+    from graders.authoring.mutants import analyse_track
 
     interactive = sys.stderr.isatty()
     out = {}

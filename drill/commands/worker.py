@@ -22,7 +22,7 @@ def add_arguments(worker: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from graders.queue_worker import serve_worker
+    from graders.queue.worker import serve_worker
 
     settings = get_settings()
     if not settings.queue:

@@ -9,7 +9,7 @@ export const TEST_STATUSES = ["pass", "fail", "error", "not_run"];
 export const STATUS_LABEL = { pass: "Passed", fail: "Failed", error: "Error", not_run: "Not run" };
 const STATUS_ICON = { pass: "✓", fail: "✗", error: "!", not_run: "–" };
 
-// What the grader appends where it cut an output (graders/results.py TRUNCATION_MARKER).
+// What the grader appends where it cut an output (graders/grading/results.py TRUNCATION_MARKER).
 export const TRUNCATION_MARKER = "\n… [output truncated]";
 
 const wholeStatus = (status) => (["pass", "fail", "error"].includes(status) ? status : "error");

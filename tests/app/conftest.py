@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from graders.backend import GradingBackend
+from graders.grading.backend import GradingBackend
 from tests.app import postgres as pg
 from tests.app.postgres import pg_url, postgres
 from tests.catalog import shipped_exercises_dir

@@ -61,7 +61,7 @@ def submit(
 @pytest.mark.catalog
 def test_healthz(client: TestClient) -> None:
     health = client.get("/healthz").json()
-    # This machine (and CI's) gives each worker and job a cgroup (graders/cgroups.py).
+    # This machine (and CI's) gives each worker and job a cgroup (graders/grading/cgroups.py).
     assert health == {"status": "ok", "sandbox": "bwrap", "workers": 2, "cgroups": "v1"} or (
         health == {"status": "ok", "sandbox": "bwrap", "workers": 2, "cgroups": "v2"}
     )

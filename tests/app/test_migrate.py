@@ -23,7 +23,7 @@ from app.schemas import SubmissionResult
 from app.store import Store
 from app.tables import Base, SubmissionRow, SubmissionTestRow
 from drill.cli import main
-from graders.results import LEGACY_NOT_RUN, NOT_RUN_MESSAGE, Status
+from graders.grading.results import LEGACY_NOT_RUN, NOT_RUN_MESSAGE, Status
 from graders.settings import ROOT, get_settings
 from tests.app.postgres import fresh_database
 

@@ -18,8 +18,8 @@ from app import instructor_auth, regrade, stats
 from app.regrade import RegradeError, Run
 from app.store import Store
 from app.tables import SubmissionRow
-from graders.catalog import load_catalog
-from graders.grading import Grader
+from graders.grading.catalog import load_catalog
+from graders.grading.grader import Grader
 from tests.app.conftest import client_for
 from tests.app.test_instructor import cookie_for
 from tests.catalog import shipped_exercises_dir
@@ -258,7 +258,7 @@ def progress_id(store: Store, learner: str) -> str:
 
 
 def test_a_renamed_test_keeps_its_numbers(store: Store) -> None:
-    from graders.results import GradeResult, Status, TestResult
+    from graders.grading.results import GradeResult, Status, TestResult
 
     for name in ("old wording", "new wording"):
         result = GradeResult(

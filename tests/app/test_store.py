@@ -20,7 +20,7 @@ from app.limits import DatabaseRateLimiter, RateLimiter, rate_limiter
 from app.retention import OutputRetention
 from app.store import Store, StoreUnavailable, database_errors, history_query
 from app.tables import Base, RateBucketRow, SubmissionRow, SubmissionTestRow
-from graders.results import (
+from graders.grading.results import (
     OUTPUT_EXPIRED,
     OUTPUT_LIMIT,
     SUBMISSION_OUTPUT_BYTES,

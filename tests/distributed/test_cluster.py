@@ -24,8 +24,8 @@ import nats
 import pytest
 import sqlalchemy as sa
 
-from graders.catalog import Catalog, load_catalog
-from graders.queue import CONSUMER_NAMES, STREAM
+from graders.grading.catalog import Catalog, load_catalog
+from graders.queue.stream import CONSUMER_NAMES, STREAM
 from tests.catalog import shipped_exercises_dir
 from tests.cluster import ROOT, Cluster, Node
 from tests.services import NatsServer, postgres_server, run_async, running_nats

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from app.settings import AppSettings
-from graders.queue import STREAM
+from graders.queue.stream import STREAM
 from tests.cluster import API_COMMAND, API_ENV, SHARED_ENV, WORKER_COMMAND, WORKER_ENV
 from tests.services import NATS_MAX_PAYLOAD
 

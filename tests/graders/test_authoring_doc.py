@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from graders.grading import Grader
+from graders.authoring.validate import validate
+from graders.grading.grader import Grader
 from graders.settings import ROOT
-from graders.validate import validate
 from tests.catalog import declared_counts, shipped_exercises_dir
 from tests.conftest import make_settings
 

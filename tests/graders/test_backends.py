@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from graders.errors import SandboxUnavailable
-from graders.grading import PROCESS_WARNING, Grader
+from graders.grading.grader import PROCESS_WARNING, Grader
 from tests.conftest import TEST_EXERCISES, make_settings
 
 pytestmark = pytest.mark.sandbox

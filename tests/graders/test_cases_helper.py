@@ -1,6 +1,6 @@
 """Tables of cases and seeded random cases inside one test (``t.cases``, ``t.random_cases``
-in graders.testing): real scenarios run through the harness in this process, as a job
-runs them, and their results through graders.verdicts and graders.feedback."""
+in graders.sandbox.testing): real scenarios run through the harness in this process, as a job
+runs them, and their results through graders.grading.verdicts and graders.grading.feedback."""
 
 from __future__ import annotations
 
@@ -15,15 +15,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graders import feedback, verdicts
-from graders.compare import Tolerance, case_label, compare, differences
-from graders.harness import prewarm, runner, wire
-from graders.jobs import JobOutcome
-from graders.references import Reference, _parse_run
-from graders.results import GradeResult, Status
-from graders.sandbox import JobLimits
+from graders.grading import feedback, verdicts
+from graders.grading.compare import Tolerance, case_label, compare, differences
+from graders.grading.isolation import JobLimits
+from graders.grading.jobs import JobOutcome
+from graders.grading.references import Reference, _parse_run
+from graders.grading.results import GradeResult, Status
+from graders.sandbox import prewarm, runner, wire
+from graders.sandbox.testing import Scenario, case_key
 from graders.settings import ROOT
-from graders.testing import Scenario, case_key
 
 LIMITS = JobLimits(2, 3, 512 * 2**20, 65536, 2**20, 64)
 PARAMETERS = {"scale": ("x", "k")}
@@ -31,7 +31,7 @@ PARAMETERS = {"scale": ("x", "k")}
 TESTS = """
 import numpy as np
 import torch
-from graders.testing import test
+from graders.sandbox.testing import test
 
 
 def scaled(t, x, k):

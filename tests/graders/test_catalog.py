@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from graders.catalog import content_hash, load_catalog, load_exercise
 from graders.errors import CatalogError, UnknownExercise
+from graders.grading.catalog import content_hash, load_catalog, load_exercise
 from tests.catalog import (
     MEMORY_SECTION,
     MEMORY_SECTION_NAME,

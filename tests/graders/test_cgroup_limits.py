@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from graders import cgroups
-from graders.grading import Grader
+from graders.grading import cgroups
+from graders.grading.grader import Grader
 from graders.settings import ROOT
 from tests.conftest import make_settings
 
@@ -125,8 +125,8 @@ def test_a_pool_empties_the_job_cgroup_before_each_job(tmp_path: Path) -> None:
 CLOSE_PROGRAM = """
 import json, os, sys
 from pathlib import Path
-from graders import cgroups
-from graders.grading import Grader
+from graders.grading import cgroups
+from graders.grading.grader import Grader
 from tests.conftest import make_settings
 
 var, exercises = map(Path, sys.argv[1:3])

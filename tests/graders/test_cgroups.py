@@ -1,4 +1,4 @@
-"""Which cgroups Drill finds usable, and what it writes there (graders/cgroups.py).
+"""Which cgroups Drill finds usable, and what it writes there (graders/grading/cgroups.py).
 
 A fake kernel stands in for the cgroup file systems: a temporary folder where making a
 directory makes the control files a kernel would, and mount and membership tables written
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from graders import cgroups
-from graders.harness.worker import in_job_cgroup
-from graders.local import _outside_job_cgroup
+from graders.grading import cgroups
+from graders.grading.local import _outside_job_cgroup
+from graders.sandbox.worker import in_job_cgroup
 
 V2_FILES = {
     "cgroup.procs": "",

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from drill.cli import _parser
-from graders.catalog import load_catalog
+from graders.grading.catalog import load_catalog
 from tests.conftest import TEST_EXERCISES
 
 NOTICE = "computing the reference for double [numpy] (first grade of this version"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graders.compare import Tolerance, compare
-from graders.harness.wire import ArrayObs, CallsObs, ObjectObs, TensorObs
+from graders.grading.compare import Tolerance, compare
+from graders.sandbox.wire import ArrayObs, CallsObs, ObjectObs, TensorObs
 
 SUMMARY = Tolerance()
 FULL = Tolerance(reveal="full")

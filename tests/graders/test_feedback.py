@@ -10,12 +10,12 @@ import pytest
 import torch
 from torch import nn
 
-from graders import feedback
-from graders.compare import Tolerance, differences
-from graders.harness import runner
-from graders.harness.wire import ArrayObs, CallsObs
-from graders.testing import Scenario, describe_argument, describe_result
-from graders.verdicts import plain_message
+from graders.grading import feedback
+from graders.grading.compare import Tolerance, differences
+from graders.grading.verdicts import plain_message
+from graders.sandbox import runner
+from graders.sandbox.testing import Scenario, describe_argument, describe_result
+from graders.sandbox.wire import ArrayObs, CallsObs
 
 PARAMETERS = {
     "checkpoint_recompute": ("layers", "saved_activations", "checkpoint_indices", "layer_idx")

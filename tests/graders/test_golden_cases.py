@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from graders.grading import Grader
-from graders.results import OUTPUT_LIMIT, TRUNCATION_MARKER
+from graders.grading.grader import Grader
+from graders.grading.results import OUTPUT_LIMIT, TRUNCATION_MARKER
 
 CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
 

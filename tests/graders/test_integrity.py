@@ -1,4 +1,4 @@
-"""The harness's guards against cheap forgeries, one by one (graders/harness/integrity.py,
+"""The harness's guards against cheap forgeries, one by one (graders/sandbox/integrity.py,
 records.py, the test-case API and Run jobs). The same guards are proven end to end,
 through the service, by tests/security/test_forgeries.py."""
 
@@ -15,9 +15,8 @@ import pytest
 import torch
 from torch import nn
 
-from graders import testing
-from graders.harness import integrity, prewarm, records, runner, wire
-from graders.jobs import compiled_tests
+from graders.grading.jobs import compiled_tests
+from graders.sandbox import integrity, prewarm, records, runner, testing, wire
 from tests.catalog import shipped_catalog, shipped_tracks
 
 
@@ -104,18 +103,18 @@ def test_the_library_snapshot_sees_patched_numpy_torch_and_builtins(monkeypatch)
 
 
 def test_hidden_modules_hides_and_restores():
-    before = sys.modules["graders.testing"]
+    before = sys.modules["graders.sandbox.testing"]
     with integrity.hidden_modules("graders", runner.HARNESS_FOLDER):
-        assert "graders.testing" not in sys.modules
+        assert "graders.sandbox.testing" not in sys.modules
         assert runner.HARNESS_FOLDER not in sys.path
         # In the sandbox nothing else finds it (the forgery suite shows "No module named
         # 'graders'"); here the editable install may, but only as a new, unused copy.
         try:
-            imported = __import__("graders.testing", fromlist=["x"])
+            imported = __import__("graders.sandbox.testing", fromlist=["x"])
         except ImportError:
             imported = None
         assert imported is not before
-    assert sys.modules["graders.testing"] is before
+    assert sys.modules["graders.sandbox.testing"] is before
 
 
 def run_job(code: str, tests: str) -> list[wire.Frame]:
@@ -138,7 +137,7 @@ def run_job(code: str, tests: str) -> list[wire.Frame]:
 
 TESTS = """
 import numpy as np
-from graders.testing import test
+from graders.sandbox.testing import test
 
 @test("copies the result")
 def copies(t):
@@ -168,7 +167,7 @@ def test_learner_code_cannot_reach_the_live_harness_or_the_tests_by_name():
         "import sys\n"
         "def f(x):\n"
         "    try:\n"
-        "        import graders.testing as T\n"
+        "        import graders.sandbox.testing as T\n"
         "        T.Scenario.call = None  # patch whatever the import gave\n"
         "    except ImportError:\n"
         "        pass\n"

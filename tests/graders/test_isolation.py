@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from graders.grading import Grader
-from graders.references import job_for
+from graders.grading.grader import Grader
+from graders.grading.references import job_for
 from tests.conftest import TEST_EXERCISES, make_settings
 from tests.serving import wait_for_jobs
 

@@ -21,12 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import graders.pool
-from graders.catalog import load_catalog
-from graders.harness import prewarm, runner, wire
-from graders.harness.encode import Encoder
-from graders.harness.wire import CONTROL_FRAMES, JOB_FRAMES, RESULT_FRAMES, FrameType
-from graders.jobs import (
+import graders.grading.pool
+from graders.grading.catalog import load_catalog
+from graders.grading.isolation import JobLimits
+from graders.grading.jobs import (
     ENVELOPE_VERSION,
     JOB_MAGIC,
     MAX_JOB_META,
@@ -38,7 +36,9 @@ from graders.jobs import (
     job_for,
     result_budget,
 )
-from graders.sandbox import JobLimits
+from graders.sandbox import prewarm, runner, wire
+from graders.sandbox.encode import Encoder
+from graders.sandbox.wire import CONTROL_FRAMES, JOB_FRAMES, RESULT_FRAMES, FrameType
 from graders.settings import ROOT
 
 HERE = Path(__file__).parent
@@ -223,9 +223,9 @@ def test_a_frame_built_in_code_is_packed() -> None:
 
 
 def test_the_pool_still_exports_the_outcome() -> None:
-    # graders/local.py (and grading.py, bench/) import JobOutcome from graders.pool.
-    assert graders.pool.JobOutcome is JobOutcome
-    assert result_budget(double_job(), LIMITS).max_values == graders.pool.MAX_RESULT_VALUES
+    # graders/grading/local.py (and grading.py, bench/) import JobOutcome from graders.grading.pool.
+    assert graders.grading.pool.JobOutcome is JobOutcome
+    assert result_budget(double_job(), LIMITS).max_values == graders.grading.pool.MAX_RESULT_VALUES
 
 
 # --- what from_bytes refuses ----------------------------------------------------------

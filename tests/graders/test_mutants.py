@@ -15,11 +15,8 @@ from pathlib import Path
 import pytest
 
 from drill.cli import format_mutants
-from graders import mutants as mutants_module
-from graders.catalog import load_catalog
-from graders.errors import CatalogError
-from graders.grading import Grader
-from graders.mutants import (
+from graders.authoring import mutants as mutants_module
+from graders.authoring.mutants import (
     MutantReport,
     Survivor,
     _Candidate,
@@ -27,6 +24,9 @@ from graders.mutants import (
     generate,
     load_explanations,
 )
+from graders.errors import CatalogError
+from graders.grading.catalog import load_catalog
+from graders.grading.grader import Grader
 from tests.catalog import shipped_exercises_dir
 from tests.conftest import make_settings
 
@@ -392,7 +392,7 @@ def count_below(values, limit):
     return count
 '''
 WEAK_TESTS = """\
-from graders.testing import test
+from graders.sandbox.testing import test
 
 
 @test("counts a short list", example=True, hint=1)

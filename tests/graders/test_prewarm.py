@@ -7,7 +7,7 @@ import linecache
 import os
 import sys
 
-from graders.harness import prewarm, runner, wire
+from graders.sandbox import prewarm, runner, wire
 
 LIMITS = {"output_bytes": 4096, "result_bytes": 1 << 20}
 

@@ -9,10 +9,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from graders.catalog import Exercise, load_catalog
-from graders.jobs import Job, JobOutcome
-from graders.references import DiskCache, ReferenceStore
-from graders.sandbox import JobLimits
+from graders.grading.catalog import Exercise, load_catalog
+from graders.grading.isolation import JobLimits
+from graders.grading.jobs import Job, JobOutcome
+from graders.grading.references import DiskCache, ReferenceStore
 from tests.catalog import shipped_exercises_dir
 
 LIMITS = JobLimits(5.0, 5.0, 2**30, 65536, 2**20, 64)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from graders.authoring.validate import validate
 from graders.errors import ReferenceFailure
-from graders.grading import Grader
-from graders.validate import validate
+from graders.grading.grader import Grader
 from tests.conftest import TEST_EXERCISES, make_settings
 
 pytestmark = pytest.mark.sandbox
@@ -107,8 +107,8 @@ def test_validate_reports_duplicate_test_names(tmp_path: Path, exercises: Path) 
 
 
 def test_silent_failures_and_blank_names_are_problems() -> None:
-    from graders.results import GradeResult, Status, TestResult
-    from graders.validate import name_problems, silent_failures
+    from graders.authoring.validate import name_problems, silent_failures
+    from graders.grading.results import GradeResult, Status, TestResult
 
     def result(message: str) -> GradeResult:
         test = TestResult(name="t1", status=Status.FAIL, message=message, duration_ms=1.0)

@@ -13,8 +13,8 @@ import pytest
 
 from drill.cli import _parser, serve_settings
 from graders.errors import ReferenceFailure
-from graders.grading import Grader
-from graders.reload import CatalogWatcher, snapshot
+from graders.grading.grader import Grader
+from graders.grading.reload import CatalogWatcher, snapshot
 from tests.conftest import TEST_EXERCISES, make_settings
 from tests.serving import Server, children, running_server
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from graders.catalog import load_catalog
 from graders.errors import QueueUnavailable
-from graders.references import DiskCache
-from graders.remote import RemoteBackend
+from graders.grading.catalog import load_catalog
+from graders.grading.references import DiskCache
+from graders.queue.remote import RemoteBackend
 from tests.conftest import TEST_EXERCISES, make_settings
 from tests.services import free_port
 

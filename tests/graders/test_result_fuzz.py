@@ -18,13 +18,13 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graders import verdicts
-from graders.harness import wire
-from graders.harness.encode import Encoder
-from graders.jobs import JobOutcome
-from graders.references import Reference, TestOptions
-from graders.results import CLIPPED_MARKER, MESSAGE_LIMIT, OUTPUT_LIMIT, TRUNCATION_MARKER
-from graders.sandbox import JobLimits
+from graders.grading import verdicts
+from graders.grading.isolation import JobLimits
+from graders.grading.jobs import JobOutcome
+from graders.grading.references import Reference, TestOptions
+from graders.grading.results import CLIPPED_MARKER, MESSAGE_LIMIT, OUTPUT_LIMIT, TRUNCATION_MARKER
+from graders.sandbox import wire
+from graders.sandbox.encode import Encoder
 
 LIMITS = JobLimits(2, 3, 512 * 2**20, 65536, 2**20, 64)
 NAMES = ["a", "b"]

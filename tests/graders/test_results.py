@@ -11,12 +11,11 @@ import pytest
 from pydantic import ValidationError
 
 from drill.cli import format_result, format_size
-from graders import verdicts
-from graders.harness import runner, wire
-from graders.harness.encode import Encoder
-from graders.jobs import JobOutcome
-from graders.references import Reference, TestOptions
-from graders.results import (
+from graders.grading import verdicts
+from graders.grading.isolation import JobLimits
+from graders.grading.jobs import JobOutcome
+from graders.grading.references import Reference, TestOptions
+from graders.grading.results import (
     LEGACY_NOT_RUN,
     MAX_OUTPUT_BYTES,
     NOT_RUN_MESSAGE,
@@ -26,7 +25,8 @@ from graders.results import (
     Status,
     TestResult,
 )
-from graders.sandbox import JobLimits
+from graders.sandbox import runner, wire
+from graders.sandbox.encode import Encoder
 
 LIMITS = JobLimits(2, 3, 512 * 2**20, 65536, 2**20, 64)
 NAMES = ["a", "b", "c"]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from graders.catalog import load_exercise
-from graders.grading import Grader
-from graders.scaffold import MARKER, ScaffoldError, create, placeholders
-from graders.validate import validate
+from graders.authoring.scaffold import MARKER, ScaffoldError, create, placeholders
+from graders.authoring.validate import validate
+from graders.grading.catalog import load_exercise
+from graders.grading.grader import Grader
 from tests.conftest import make_settings
 from tests.graders.test_cli import drill
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from graders.harness import seccomp
+from graders.sandbox import seccomp
 
 pytestmark = pytest.mark.skipif(
     platform.system() != "Linux" or platform.machine() != "x86_64",
@@ -129,7 +129,7 @@ def test_without_the_guard_the_calls_are_allowed() -> None:
 
 ATTACKER = r"""
 import ctypes, json, os, resource, sys
-from graders.harness import seccomp
+from graders.sandbox import seccomp
 
 victim, guard = int(sys.argv[1]), sys.argv[2] == "guard"
 cpu = min(os.sched_getaffinity(victim))

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graders.catalog import load_catalog
-from graders.grading import Grader
-from graders.validate import validate
+from graders.authoring.validate import validate
+from graders.grading.catalog import load_catalog
+from graders.grading.grader import Grader
 from tests.conftest import make_settings
 
 pytestmark = pytest.mark.sandbox
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.sandbox
 HEAD = """
 import numpy as np
 
-from graders.testing import test
+from graders.sandbox.testing import test
 
 
 @test("doubles an example", example=True)

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from graders.catalog import TRACKS, load_catalog, load_exercise
+from graders.authoring.validate import SEED_HIDDEN_TESTS, hidden_count_warning, statement_problems
 from graders.errors import CatalogError
-from graders.statement import TRACK_LABELS, TrackBlock, track_blocks, track_view
-from graders.validate import SEED_HIDDEN_TESTS, hidden_count_warning, statement_problems
+from graders.grading.catalog import TRACKS, load_catalog, load_exercise
+from graders.grading.statement import TRACK_LABELS, TrackBlock, track_blocks, track_view
 from tests.catalog import shipped_catalog
 from tests.conftest import TEST_EXERCISES
 
@@ -47,7 +47,7 @@ TORCH_TESTS = '''\
 
 import torch
 
-from graders.testing import test
+from graders.sandbox.testing import test
 
 
 @test("doubles a short tensor", example=True, hint=1)

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graders.backend import learner_variant
-from graders.grading import Grader
-from graders.results import Status
-from graders.validate import validate
+from graders.authoring.validate import validate
+from graders.grading.backend import learner_variant
+from graders.grading.grader import Grader
+from graders.grading.results import Status
 from tests.conftest import make_settings
 
 pytestmark = pytest.mark.sandbox
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.sandbox
 TESTS = """
 import numpy as np
 
-from graders.testing import test
+from graders.sandbox.testing import test
 
 
 @test("doubles an example", example=True)

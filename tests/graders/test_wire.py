@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import torch
 
-from graders.harness.encode import Encoder
-from graders.harness.records import note_call, start_recording, stop_recording
-from graders.harness.wire import (
+from graders.sandbox.encode import Encoder
+from graders.sandbox.records import note_call, start_recording, stop_recording
+from graders.sandbox.wire import (
     DTYPES,
     MAGIC,
     MAX_CALLS,

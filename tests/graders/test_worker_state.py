@@ -22,11 +22,11 @@ from typing import Any
 
 import pytest
 
-from graders.grading import Grader
-from graders.harness import worker
-from graders.jobs import job_for
-from graders.pool import WorkerPool
-from graders.sandbox import find_bwrap, worker_command
+from graders.grading.grader import Grader
+from graders.grading.isolation import find_bwrap, worker_command
+from graders.grading.jobs import job_for
+from graders.grading.pool import WorkerPool
+from graders.sandbox import worker
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = (Path(__file__).parent / "cases" / "passing" / "submission.py").read_text()
@@ -66,7 +66,7 @@ def test_the_check_costs_well_under_a_millisecond() -> None:
 
 CHANGE_THEN_CHECK = r"""
 import json, os, resource, socket, sys
-from graders.harness import wire, worker
+from graders.sandbox import wire, worker
 
 ours, theirs = socket.socketpair()
 w = worker.Worker(theirs, sandboxed=False)
@@ -95,7 +95,7 @@ def test_a_changed_worker_reports_itself_tainted_and_exits() -> None:
 
 LIMIT = r"""
 import json, resource
-from graders.harness import worker
+from graders.sandbox import worker
 
 worker.BASELINE = worker.process_state()
 LOWER = {LOWER}
@@ -169,7 +169,7 @@ FAKE_TAINTED_WORKER = r"""
 import sys, time
 sys.path.insert(0, sys.argv[1])
 import socket
-from graders.harness import wire
+from graders.sandbox import wire
 
 ctrl = socket.socket(fileno=int(sys.argv[2]))
 ctrl.sendall(wire.pack({"type": "ready", "pid": 1, "versions": {}}))

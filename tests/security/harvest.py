@@ -62,7 +62,7 @@ def {name}(*args, **kwargs):
     return _answer(args)
 """
 
-# One difference of a failure message, as graders/compare.py words it with its values:
+# One difference of a failure message, as graders/grading/compare.py words it with its values:
 # "NAME: RULE — expected VALUE, got VALUE". A marker got is a whole number.
 _DIFFERENCE = re.compile(r" — expected (?P<expected>.+), got (?P<got>\d+)$")
 

@@ -40,7 +40,7 @@ from typing import Any
 import httpx
 import pytest
 
-from graders.results import TRUNCATION_MARKER
+from graders.grading.results import TRUNCATION_MARKER
 from graders.settings import ROOT
 from tests.cluster import Cluster, Node
 from tests.services import running_nats

@@ -6,7 +6,7 @@ and reads, in the failures, the values the reference gave (``expected 140, got
 sixth Submit, and the solution endpoint then handed over the reference. The guard: a
 hidden test shows its expected values only as a summary (shapes, keys, flags, what ran,
 what was got), since its inputs are the same on every Submit; ``drill validate`` warns
-about a hidden test that shows them in full (``graders.validate.full_reveal_warnings``).
+about a hidden test that shows them in full (``graders.authoring.validate.full_reveal_warnings``).
 
 The harvest (``harvest.py``) is run on every shipped track, read from the catalog, and
 must pass no hidden test. The same harvest on a copy of the issue's exercise with the
@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from graders.grading import Grader
-from graders.references import TestOptions
-from graders.validate import full_reveal_warnings
+from graders.authoring.validate import full_reveal_warnings
+from graders.grading.grader import Grader
+from graders.grading.references import TestOptions
 from tests.app.conftest import assert_error, client_for
 from tests.catalog import MEMORY_SECTION, shipped_catalog, shipped_exercises_dir, shipped_tracks
 from tests.security.harvest import Harvest, harvest

@@ -19,12 +19,12 @@ from typing import Any
 
 import torch
 
-from graders import testing, verdicts
-from graders.catalog import load_catalog
-from graders.harness import encode, integrity, memory, prewarm, records, runner, wire
-from graders.jobs import JobOutcome, job_for
-from graders.references import Reference, TestOptions
-from graders.sandbox import JobLimits
+from graders.grading import verdicts
+from graders.grading.catalog import load_catalog
+from graders.grading.isolation import JobLimits
+from graders.grading.jobs import JobOutcome, job_for
+from graders.grading.references import Reference, TestOptions
+from graders.sandbox import encode, integrity, memory, prewarm, records, runner, testing, wire
 from tests.catalog import shipped_exercises_dir
 
 LIMITS = JobLimits(30, 60, 2**31, 65536, 64 * 2**20, 64)

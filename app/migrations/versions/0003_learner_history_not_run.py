@@ -21,7 +21,7 @@ down_revision = "0002"
 branch_labels = None
 depends_on = None
 
-# Frozen copies of graders.results' texts as they were when this was written.
+# Frozen copies of graders.grading.results' texts as they were when this was written.
 LEGACY_NOT_RUN = "not run: an earlier test stopped the run"
 NOT_RUN_MESSAGE = "an earlier test ended the run before this test started"
 

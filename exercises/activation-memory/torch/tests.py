@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from graders.testing import test
+from graders.sandbox.testing import test
 
 
 def watch(fn):

@@ -19,7 +19,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from graders.testing import test
+from graders.sandbox.testing import test
 
 # The network of the statement's worked example.
 EXAMPLE_SIZES = [2, 2, 1, 1, 2, 1]

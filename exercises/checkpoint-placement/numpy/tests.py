@@ -15,7 +15,7 @@ from itertools import combinations, pairwise
 
 import numpy as np
 
-from graders.testing import test
+from graders.sandbox.testing import test
 
 EXAMPLE_SIZES = [2, 1, 3, 1, 2]  # the statement's worked example
 

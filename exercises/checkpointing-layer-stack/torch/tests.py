@@ -13,7 +13,7 @@ is still shown.
 import torch
 from torch import nn
 
-from graders.testing import test
+from graders.sandbox.testing import test
 
 
 def linear_stack(t, count, width=4):

@@ -10,7 +10,7 @@ replay at hint 3.
 
 import numpy as np
 
-from graders.testing import test
+from graders.sandbox.testing import test
 
 # The four layers of the statement's example.
 EXAMPLE_FNS = [lambda a: a * 2, lambda a: a + 1, lambda a: a * 3, lambda a: a - 1]

@@ -11,7 +11,7 @@ autograd rules of the recompute at hint 3.
 import torch
 from torch import nn
 
-from graders.testing import test
+from graders.sandbox.testing import test
 
 # The four layers of the statement's example.
 EXAMPLE_FNS = [lambda a: a * 2, lambda a: a + 1, lambda a: a * 3, lambda a: a - 1]

@@ -27,7 +27,7 @@ import gc
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from graders.testing import test
+from graders.sandbox.testing import test
 
 aten = torch.ops.aten
 

@@ -3,8 +3,8 @@ with made-up observations, and the encoder so it cannot see the real values."""
 # expect: status=fail
 import sys
 
-runner = sys.modules.get("graders.harness.runner")
-encode = sys.modules.get("graders.harness.encode")
+runner = sys.modules.get("graders.sandbox.runner")
+encode = sys.modules.get("graders.sandbox.encode")
 if encode is not None:
     encode.Encoder.value = lambda self, v, depth=0: {"t": "dict", "k": ["result"], "v": [0]}
 if runner is not None:

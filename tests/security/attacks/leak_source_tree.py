@@ -1,4 +1,4 @@
-"""Reads the service's source tree: app/, graders/catalog.py, graders/settings.py,
+"""Reads the service's source tree: app/, graders/grading/catalog.py, graders/settings.py,
 pyproject.toml and the shared design folder.
 
 Leak probe: returns the right answer (passes); the check is that nothing was found.
@@ -9,9 +9,9 @@ import os
 
 PATHS = [
     "@@REPO@@/app",
-    "@@REPO@@/graders/catalog.py",
+    "@@REPO@@/graders/grading/catalog.py",
     "@@REPO@@/graders/settings.py",
-    "@@REPO@@/graders/references.py",
+    "@@REPO@@/graders/grading/references.py",
     "@@REPO@@/pyproject.toml",
     "@@REPO@@/../shared",
 ]

@@ -45,7 +45,7 @@ def plant():
     sys.modules["solution"] = module
     sys.path.insert(0, f"/tmp/{TOKEN}")
     os.environ["DRILL_PLANTED"] = TOKEN
-    for name in ("graders.testing", "graders.harness.runner", "graders.harness.encode"):
+    for name in ("graders.sandbox.testing", "graders.sandbox.runner", "graders.sandbox.encode"):
         if name in sys.modules:
             sys.modules[name].drill_token = TOKEN
             planted.append(name)

@@ -9,8 +9,8 @@ tests expect, and the patched ``kept_for_backward`` reports that nothing was kep
 # expect: status=error message~="ModuleNotFoundError: No module named 'graders'|changed the grader's own code"
 import contextlib
 
-import graders.testing as T
-from graders.harness import records
+import graders.sandbox.testing as T
+from graders.sandbox import records
 
 SHAPE = {}
 _recording, _kept = T.Scenario.recording, T.Scenario.kept_for_backward

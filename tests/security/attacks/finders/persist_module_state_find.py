@@ -24,7 +24,7 @@ def probe():
     tried += 1
     if os.environ.get("DRILL_PLANTED") == TOKEN:
         found.append("os.environ")
-    for name in ("graders.testing", "graders.harness.runner", "graders.harness.encode"):
+    for name in ("graders.sandbox.testing", "graders.sandbox.runner", "graders.sandbox.encode"):
         tried += 1
         if getattr(sys.modules.get(name), "drill_token", None) == TOKEN:
             found.append(name)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from graders.testing import test
+from graders.sandbox.testing import test
 
 
 @test("doubles a short vector", example=True, hint=1)
