@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from app.instructor_service import InstructorService
 from app.proxies import _address, _networks, _trusted
 from app.service import Service
 
@@ -13,6 +14,11 @@ from app.service import Service
 def get_service(request: Request) -> Service:
     service: Service = request.app.state.service
     return service
+
+
+def get_instructor(request: Request) -> InstructorService:
+    instructor: InstructorService = request.app.state.instructor
+    return instructor
 
 
 def get_learner(request: Request) -> str:
@@ -46,5 +52,6 @@ def get_client(request: Request) -> str:
 
 
 ServiceDep = Annotated[Service, Depends(get_service)]
+InstructorDep = Annotated[InstructorService, Depends(get_instructor)]
 LearnerDep = Annotated[str, Depends(get_learner)]
 ClientDep = Annotated[str, Depends(get_client)]

@@ -14,9 +14,20 @@ from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
 from app import errors
+from app.instructor_service import InstructorService
 from app.middleware import SecurityMiddleware
 from app.retention import OutputRetention
-from app.routers import drafts, exercises, health, instructor, pages, progress, submissions
+from app.routers import (
+    drafts,
+    exercises,
+    health,
+    instructor_api,
+    instructor_login,
+    instructor_pages,
+    pages,
+    progress,
+    submissions,
+)
 from app.service import Service
 from app.settings import AppSettings, get_app_settings
 from app.store import Store
@@ -66,6 +77,7 @@ def create_app(
         await run_in_threadpool(grader.start)
         service = Service(settings, grader, store)
         app.state.service = service
+        app.state.instructor = InstructorService(service)
         await run_in_threadpool(service.note_versions)  # when each version went live
         threading.Thread(target=service.warm_references, daemon=True).start()
         watcher = watch_catalog(grader) if settings.reload else None  # instructors' edits
@@ -108,7 +120,8 @@ def create_app(
     ):
         app.include_router(router)
     app.include_router(pages.router)
-    app.include_router(instructor.router)
+    for router in (instructor_api.router, instructor_login.router, instructor_pages.router):
+        app.include_router(router)
     STATIC.mkdir(exist_ok=True)
     # Before /static, which would otherwise answer for /static/src/ too.
     app.mount("/static/src", StaticFiles(directory=FRONTEND_SRC), name="frontend")

@@ -181,3 +181,89 @@ class DraftIn(BaseModel):
 class Draft(BaseModel):
     code: str
     updated_at: str
+
+
+# --- the instructor's statistics (app/stats.py returns these; the dashboard shows them) ---
+
+
+class TestStats(BaseModel):
+    __test__ = False  # not a pytest class
+
+    id: str | None = Field(
+        description="The test's stable id (null: known only by its name in results stored "
+        "before ids existed)"
+    )
+    name: str = Field(description="Its name today (a retired test: the name it last had)")
+    runs: int  # Submits that ran this test
+    failures: int
+    not_run: int = 0  # Submits that ended (a timeout, a crash) before this test started
+
+
+class TrackStats(BaseModel):
+    submissions: int
+    passed: int
+    tests: list[TestStats]
+
+
+class ExerciseNumbers(BaseModel):
+    """An exercise's Submits per track, of one version (``version``) or of all (None)."""
+
+    slug: str
+    version: str | None
+    tracks: dict[str, TrackStats]
+
+
+class CommonFailure(BaseModel):
+    """One of a track's most frequent failure messages (``test`` None: the whole run
+    failed, e.g. a syntax error)."""
+
+    message: str
+    count: int
+    test: str | None
+    test_id: str | None
+
+
+class ExerciseReport(BaseModel):
+    """What an exercise's dashboard page shows: its numbers and each track's most
+    frequent failures."""
+
+    stats: ExerciseNumbers
+    failures: dict[str, list[CommonFailure]]
+
+
+class VersionInfo(BaseModel):
+    version: str
+    number: int = Field(description="v1, v2, ...: the versions in the order they went live")
+    went_live_at: str
+    submissions: int = Field(description="Its Submits, regrades included")
+
+
+class ExerciseStats(BaseModel):
+    slug: str
+    version: str | None = Field(description="The version counted; null: every version")
+    current_version: str
+    versions: list[VersionInfo]
+    tracks: dict[str, TrackStats]
+
+
+class RecentSubmission(BaseModel):
+    """A Submit as the dashboard lists it: the learner by pseudonym, the code clipped."""
+
+    id: str
+    learner: str
+    track: str
+    status: str
+    passed: int
+    total: int
+    created_at: str
+    code: str
+    code_clipped: bool
+    regrade_of: str | None
+
+
+class TrackCounts(BaseModel):
+    """One exercise track's Submits on the overview: how many, passed, learners."""
+
+    submissions: int = 0
+    passed: int = 0
+    learners: int = 0

@@ -12,12 +12,23 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import case, func, select
 from sqlalchemy.engine import Connection
 
+from app.schemas import (
+    CommonFailure,
+    ExerciseNumbers,
+    ExerciseReport,
+    RecentSubmission,
+    TestStats,
+    TrackCounts,
+    TrackStats,
+    VersionInfo,
+)
 from app.store import Store, database_errors
 from app.tables import MESSAGE_CHARS as MESSAGE_CHARS  # the clip of stored failure messages
 from app.tables import ExerciseVersionRow, SubmissionRow, SubmissionTestRow, clip
@@ -122,6 +133,23 @@ def _key(test_id: str | None, name: str | None, ids_by_name: Mapping[str, str]) 
 LEGACY_PREFIX = "\0name:"  # no id holds a NUL: a legacy name never passes for an id
 
 
+@dataclass
+class _Tally:
+    """A test's numbers while the rows of a report are added up."""
+
+    name: str
+    runs: int = 0
+    failures: int = 0
+    not_run: int = 0
+
+
+@dataclass
+class _Track:
+    submissions: int = 0
+    passed: int = 0
+    tests: dict[str, _Tally] = field(default_factory=dict)
+
+
 def _report(
     store: Store,
     slug: str,
@@ -129,7 +157,7 @@ def _report(
     top: int | None,
     with_tests: bool = True,
     version: str | None = None,
-) -> dict[str, Any]:
+) -> ExerciseReport:
     """The report's parts asked for: stats (``with_tests``: with per-test numbers) and,
     if ``top`` is not None, each track's most common failures; of one exercise
     ``version`` if given, else of every version."""
@@ -143,31 +171,31 @@ def _report(
     # Every track of the exercise, even without submissions; then any track it no longer
     # has that was submitted to, in the order of its first Submit. Tests are keyed by id
     # and shown by today's name; a retired test by the name it was last stored with.
-    tracks: dict[str, dict[str, Any]] = {}
+    tracks: dict[str, _Track] = {}
     current: dict[str, dict[str, str]] = {t: dict(pairs) for t, pairs in track_tests.items()}
     by_name = {t: {n: i for i, n in pairs} for t, pairs in track_tests.items()}
 
-    def track_of(name: str) -> dict[str, Any]:
-        pairs = track_tests.get(name, ())
-        return tracks.setdefault(
-            name,
-            {"submissions": 0, "passed": 0, "tests": {i: [0, 0, 0, n] for i, n in pairs}},
-        )
+    def track_of(name: str) -> _Track:
+        if name not in tracks:
+            pairs = track_tests.get(name, ())
+            tracks[name] = _Track(tests={i: _Tally(n) for i, n in pairs})
+        return tracks[name]
 
     for name in track_tests:
         track_of(name)
     for track, submissions, passed in counts:
-        track_of(track).update(submissions=int(submissions), passed=int(passed or 0))
+        numbers = track_of(track)
+        numbers.submissions, numbers.passed = int(submissions), int(passed or 0)
     for track, test_id, test, runs, failed, not_run in tests:
         # Tests of the reference keep its order; tests seen only in older results follow.
         key = _key(test_id, test, by_name.get(track, {}))
-        row = track_of(track)["tests"].setdefault(key, [0, 0, 0, test])
-        row[0] += int(runs or 0)
-        row[1] += int(failed or 0)
-        row[2] += int(not_run or 0)
-    top_failures: dict[str, list[dict[str, Any]]] = {name: [] for name in tracks}
+        tally = track_of(track).tests.setdefault(key, _Tally(test))
+        tally.runs += int(runs or 0)
+        tally.failures += int(failed or 0)
+        tally.not_run += int(not_run or 0)
+    top_failures: dict[str, list[CommonFailure]] = {name: [] for name in tracks}
     for track, found in failures.items():
-        merged: dict[tuple[str | None, str], dict[str, Any]] = {}
+        merged: dict[tuple[str | None, str], CommonFailure] = {}
         for test_id, test, message, number in found:
             found_key: str | None = None
             if test is not None:
@@ -175,37 +203,34 @@ def _report(
             shown = current.get(track, {}).get(found_key or "", test)
             entry = merged.setdefault(
                 (found_key, message or ""),
-                {
-                    "message": message or "",
-                    "count": 0,
-                    "test": shown,
-                    "test_id": _public(found_key),
-                },
+                CommonFailure(
+                    message=message or "", count=0, test=shown, test_id=_public(found_key)
+                ),
             )
-            entry["count"] += int(number)
-        top_failures[track] = sorted(merged.values(), key=lambda e: -e["count"])
-    stats = {
-        "slug": slug,
-        "version": version,
-        "tracks": {
-            name: {
-                "submissions": numbers["submissions"],
-                "passed": numbers["passed"],
-                "tests": [
-                    {
-                        "id": _public(key),
-                        "name": shown,
-                        "runs": runs,
-                        "failures": failed,
-                        "not_run": not_run,
-                    }
-                    for key, (runs, failed, not_run, shown) in numbers["tests"].items()
+            entry.count += int(number)
+        top_failures[track] = sorted(merged.values(), key=lambda e: -e.count)
+    stats = ExerciseNumbers(
+        slug=slug,
+        version=version,
+        tracks={
+            name: TrackStats(
+                submissions=numbers.submissions,
+                passed=numbers.passed,
+                tests=[
+                    TestStats(
+                        id=_public(key),
+                        name=t.name,
+                        runs=t.runs,
+                        failures=t.failures,
+                        not_run=t.not_run,
+                    )
+                    for key, t in numbers.tests.items()
                 ],
-            }
+            )
             for name, numbers in tracks.items()
         },
-    }
-    return {"stats": stats, "failures": top_failures}
+    )
+    return ExerciseReport(stats=stats, failures=top_failures)
 
 
 def _public(key: str | None) -> str | None:
@@ -219,23 +244,22 @@ def exercise_report(
     track_tests: TrackTests,
     top: int = TOP_FAILURES,
     version: str | None = None,
-) -> dict[str, Any]:
+) -> ExerciseReport:
     """Stats and the most common failure messages of every track (what the exercise's
-    page shows): ``{"stats": exercise_stats(...), "failures": common_failures(...)}``."""
+    page shows): ``stats`` as exercise_stats gives them, ``failures`` as common_failures."""
     return _report(store, slug, track_tests, top, version=version)
 
 
 def exercise_stats(
     store: Store, slug: str, track_tests: TrackTests, version: str | None = None
-) -> dict[str, Any]:
-    """``{"slug", "version", "tracks": {TRACK: {"submissions", "passed", "tests": [{id,
-    name, runs, failures, not_run}]}}}`` (``runs``: the Submits that ran the test;
+) -> ExerciseNumbers:
+    """Per track, submissions, passes and each test's id, name, runs, failures and not_run
+    (``runs``: the Submits that ran the test;
     ``not_run``: those that ended before it started), of one exercise ``version`` or of
     all; ``track_tests`` maps each track of the exercise to its hidden tests' (id, name)
     in order (tests seen only in older results follow, in the order results list them).
     A test keeps its numbers across a rename of its display name: rows are keyed by id."""
-    stats: dict[str, Any] = _report(store, slug, track_tests, top=None, version=version)["stats"]
-    return stats
+    return _report(store, slug, track_tests, top=None, version=version).stats
 
 
 def common_failures(
@@ -244,20 +268,16 @@ def common_failures(
     track_tests: TrackTests,
     top: int = TOP_FAILURES,
     version: str | None = None,
-) -> dict[str, list[dict[str, Any]]]:
-    """Per track, the ``top`` most frequent ``{message, count, test, test_id}`` of failed
+) -> dict[str, list[CommonFailure]]:
+    """Per track, the ``top`` most frequent failures (message, count, test, test_id) of failed
     tests (``test`` is None for a failure of the whole run, e.g. a syntax error); messages
     are clipped to ``MESSAGE_CHARS`` and counted as clipped."""
-    failures: dict[str, list[dict[str, Any]]] = _report(
-        store, slug, track_tests, top, with_tests=False, version=version
-    )["failures"]
-    return failures
+    return _report(store, slug, track_tests, top, with_tests=False, version=version).failures
 
 
-def exercise_versions(store: Store, slug: str) -> list[dict[str, Any]]:
-    """The versions of an exercise known to the store, oldest first: ``{version,
-    went_live_at, number, submissions}`` (``number`` counts from 1; ``submissions``: its
-    Submits, regrades included)."""
+def exercise_versions(store: Store, slug: str) -> list[VersionInfo]:
+    """The versions of an exercise known to the store, oldest first (``number`` counts
+    from 1; ``submissions``: its Submits, regrades included)."""
     versions = select(V.version, V.went_live_at).where(V.exercise == slug)
     counts = (
         select(S.exercise_version, func.count())
@@ -269,12 +289,12 @@ def exercise_versions(store: Store, slug: str) -> list[dict[str, Any]]:
         submitted = {v: int(n) for v, n in connection.execute(counts)}
     known = sorted(live, key=lambda v: (live[v], v))
     return [
-        {
-            "version": version,
-            "went_live_at": live[version].isoformat(),
-            "number": number,
-            "submissions": submitted.get(version, 0),
-        }
+        VersionInfo(
+            version=version,
+            went_live_at=live[version].isoformat(),
+            number=number,
+            submissions=submitted.get(version, 0),
+        )
         for number, version in enumerate(known, start=1)
     ]
 
@@ -290,7 +310,7 @@ def learners_named(store: Store, slug: str, pseudonym: str) -> list[str]:
 
 def recent_submissions(
     store: Store, slug: str, limit: int = RECENT, learner: str | None = None
-) -> list[dict[str, Any]]:
+) -> list[RecentSubmission]:
     """The newest Submit rows of an exercise, newest first, with their code clipped to
     ``CODE_PREVIEW_CHARS`` (``code_clipped`` tells whether it was); with ``learner`` (a
     pseudonym), only that learner's."""
@@ -321,23 +341,23 @@ def recent_submissions(
     with database_errors(), store.engine.connect() as connection:
         rows = connection.execute(query).all()
     return [
-        {
-            "id": row.id,
-            "learner": short_learner(row.learner),
-            "track": row.track,
-            "status": row.status,
-            "passed": row.passed,
-            "total": row.total,
-            "created_at": as_utc(row.created_at).isoformat(),
-            "code": clip(row.code, CODE_PREVIEW_CHARS),
-            "code_clipped": len(row.code) > CODE_PREVIEW_CHARS,
-            "regrade_of": row.regrade_of,
-        }
+        RecentSubmission(
+            id=row.id,
+            learner=short_learner(row.learner),
+            track=row.track,
+            status=row.status,
+            passed=row.passed,
+            total=row.total,
+            created_at=as_utc(row.created_at).isoformat(),
+            code=clip(row.code, CODE_PREVIEW_CHARS),
+            code_clipped=len(row.code) > CODE_PREVIEW_CHARS,
+            regrade_of=row.regrade_of,
+        )
         for row in rows
     ]
 
 
-def overview(store: Store) -> dict[tuple[str, str], dict[str, int]]:
+def overview(store: Store) -> dict[tuple[str, str], TrackCounts]:
     """Per (exercise, track): Submit count, how many passed, and distinct learners."""
     query = (
         select(
@@ -353,10 +373,8 @@ def overview(store: Store) -> dict[tuple[str, str], dict[str, int]]:
     with database_errors(), store.engine.connect() as connection:
         rows = connection.execute(query).all()
     return {
-        (exercise, track): {
-            "submissions": int(count),
-            "passed": int(passed or 0),
-            "learners": int(learners),
-        }
+        (exercise, track): TrackCounts(
+            submissions=int(count), passed=int(passed or 0), learners=int(learners)
+        )
         for exercise, track, count, passed, learners in rows
     }

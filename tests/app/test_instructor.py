@@ -26,6 +26,7 @@ from app.store import new_id
 from app.tables import write_submissions
 from tests.app.conftest import assert_error, client_for
 from tests.catalog import declared_counts, shipped_catalog, shipped_exercises_dir
+from tests.shapes import plain
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.catalog]
 
@@ -224,7 +225,7 @@ def test_common_failures_and_recent_submissions(
 ) -> None:
     store = client.app.state.service.store  # type: ignore[attr-defined]
     names = {"numpy": [], "torch": []}
-    top = stats.common_failures(store, GC, names)
+    top = plain(stats.common_failures(store, GC, names))
     assert top["torch"] == []
     expected = {
         (t["name"], t["message"])
@@ -235,7 +236,7 @@ def test_common_failures_and_recent_submissions(
     assert {(f["test"], f["message"]) for f in top["numpy"]} == expected
     assert all(f["count"] == 1 and f["message"] for f in top["numpy"])
 
-    recent = stats.recent_submissions(store, GC)
+    recent = plain(stats.recent_submissions(store, GC))
     order = ["assumes_sorted", "saves_references", "solution"]  # newest first, no Run
     assert [r["id"] for r in recent] == [submitted[k]["id"] for k in order]
     assert recent[1]["code"] == SAVES_REFERENCES
@@ -780,12 +781,12 @@ def test_huge_stored_messages_and_code_keep_the_pages_small(hostile: TestClient)
     assert api.status_code == 200 and len(api.content) < PAGE_LIMIT
     assert api.json()["tracks"]["numpy"]["submissions"] == 4
 
-    top = stats.common_failures(store, GC, {"numpy": []})["numpy"]
+    top = plain(stats.common_failures(store, GC, {"numpy": []}))["numpy"]
     by_test = {f["test"]: f for f in top}
     assert by_test[COPIES]["message"] == clipped and by_test[COPIES]["count"] == 2
     assert by_test[None]["message"] == "y" * (stats.MESSAGE_CHARS - 1) + "…"
     assert by_test[UNSORTED]["message"] == "short"  # short messages are left whole
-    newest = stats.recent_submissions(store, GC)[0]
+    newest = plain(stats.recent_submissions(store, GC))[0]
     assert newest["code_clipped"] and len(newest["code"]) == stats.CODE_PREVIEW_CHARS
     assert newest["code"] == huge_code[: stats.CODE_PREVIEW_CHARS - 1] + "…"
     # The exports are where the whole code goes.

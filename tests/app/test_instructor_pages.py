@@ -20,6 +20,7 @@ from app.tables import write_submissions
 from tests.app.conftest import client_for
 from tests.app.test_instructor import cookie_for
 from tests.fakes import ReferenceOnlyBackend
+from tests.shapes import plain
 
 pytestmark = pytest.mark.catalog
 
@@ -209,11 +210,11 @@ def test_recent_submissions_of_one_learner(client: TestClient, made: dict[str, l
     ada = stats.short_learner(ADA)
     assert stats.learners_named(store, GC, ada) == [ADA]
     assert stats.learners_named(store, "checkpointing-layer-stack", ada) == []
-    rows = stats.recent_submissions(store, GC, learner=ada)
+    rows = plain(stats.recent_submissions(store, GC, learner=ada))
     assert [r["id"] for r in rows] == made[ADA][::-1]
     assert {r["learner"] for r in rows} == {ada}
-    assert stats.recent_submissions(store, GC, learner="0" * 10) == []
-    assert len(stats.recent_submissions(store, GC)) == 3
+    assert plain(stats.recent_submissions(store, GC, learner="0" * 10)) == []
+    assert len(plain(stats.recent_submissions(store, GC))) == 3
 
 
 # --- small screens ---

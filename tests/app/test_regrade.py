@@ -25,6 +25,7 @@ from tests.app.test_instructor import cookie_for
 from tests.catalog import shipped_exercises_dir
 from tests.conftest import make_settings
 from tests.fakes import ReferenceOnlyBackend
+from tests.shapes import plain
 
 GC = "gradient-checkpointing"
 TOKEN = "s3cret"
@@ -203,13 +204,13 @@ def test_statistics_of_each_version_and_the_dashboard_show_the_regrade(
     new_version = grader.catalog.get(GC).version
     grader.close()
     tests = {"numpy": [], "torch": []}
-    old = stats.exercise_stats(store, GC, tests, version=before["version"])
-    new = stats.exercise_stats(store, GC, tests, version=new_version)
-    every = stats.exercise_stats(store, GC, tests)
+    old = plain(stats.exercise_stats(store, GC, tests, version=before["version"]))
+    new = plain(stats.exercise_stats(store, GC, tests, version=new_version))
+    every = plain(stats.exercise_stats(store, GC, tests))
     assert (old["tracks"]["numpy"]["submissions"], old["tracks"]["numpy"]["passed"]) == (2, 1)
     assert (new["tracks"]["numpy"]["submissions"], new["tracks"]["numpy"]["passed"]) == (2, 0)
     assert every["tracks"]["numpy"]["submissions"] == 4
-    versions = stats.exercise_versions(store, GC)
+    versions = plain(stats.exercise_versions(store, GC))
     assert [(v["version"], v["number"], v["submissions"]) for v in versions] == [
         (before["version"], 1, 3),
         (new_version, 2, 3),
@@ -271,13 +272,13 @@ def test_a_renamed_test_keeps_its_numbers(store: Store) -> None:
             tests=[TestResult(name=name, id="saves_inputs", status=Status.FAIL, message="m")],
         )
         store.save_submission("a", result, "code", "v1")
-    body = stats.exercise_stats(store, GC, {"numpy": [("saves_inputs", "new wording")]})
+    body = plain(stats.exercise_stats(store, GC, {"numpy": [("saves_inputs", "new wording")]}))
     assert body["tracks"]["numpy"]["tests"] == [
         {"id": "saves_inputs", "name": "new wording", "runs": 2, "failures": 2, "not_run": 0}
     ]
-    (failure,) = stats.common_failures(store, GC, {"numpy": [("saves_inputs", "new wording")]})[
-        "numpy"
-    ]
+    (failure,) = plain(
+        stats.common_failures(store, GC, {"numpy": [("saves_inputs", "new wording")]})
+    )["numpy"]
     assert (failure["test"], failure["test_id"], failure["count"]) == (
         "new wording",
         "saves_inputs",

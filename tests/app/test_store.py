@@ -32,6 +32,7 @@ from graders.grading.results import (
 )
 from tests.app.postgres import fresh_database
 from tests.conftest import make_settings
+from tests.shapes import plain
 
 GC = "gradient-checkpointing"
 REFERENCE = ["first", "second", "third"]
@@ -212,13 +213,15 @@ def test_tests_that_did_not_run_are_neither_runs_nor_failures(store: Store) -> N
     }
     save(store, graded(stopped))
     save(store, graded({"first": ("pass", ""), "second": ("fail", "m2"), "third": ("pass", "")}))
-    numpy = stats.exercise_stats(store, GC, track_tests({"numpy": REFERENCE}))["tracks"]["numpy"]
+    numpy = plain(stats.exercise_stats(store, GC, track_tests({"numpy": REFERENCE})))["tracks"][
+        "numpy"
+    ]
     assert numpy["tests"] == [
         {"id": "first", "name": "first", "runs": 2, "failures": 1, "not_run": 0},
         {"id": "second", "name": "second", "runs": 1, "failures": 1, "not_run": 1},
         {"id": "third", "name": "third", "runs": 1, "failures": 0, "not_run": 1},
     ]
-    assert stats.common_failures(store, GC, track_tests({"numpy": REFERENCE}))["numpy"] == [
+    assert plain(stats.common_failures(store, GC, track_tests({"numpy": REFERENCE})))["numpy"] == [
         {"message": "timed out after 10 s", "count": 1, "test": "first", "test_id": "first"},
         {"message": "m2", "count": 1, "test": "second", "test_id": "second"},
     ]
@@ -230,7 +233,9 @@ def test_statistics_count_submits_and_each_test(store: Store) -> None:
     save(store, graded({"first": ("fail", "m1"), "second": ("fail", "m2"), "third": ("pass", "")}))
     save(store, graded(dict.fromkeys(REFERENCE, ("fail", "no"))), learner="b")  # a Run, below
     save(store, graded({"first": ("fail", "run")}, mode="run"))
-    body = stats.exercise_stats(store, GC, track_tests({"numpy": REFERENCE, "torch": ["t1"]}))
+    body = plain(
+        stats.exercise_stats(store, GC, track_tests({"numpy": REFERENCE, "torch": ["t1"]}))
+    )
     assert body == {
         "slug": GC,
         "version": None,
@@ -251,7 +256,9 @@ def test_statistics_count_submits_and_each_test(store: Store) -> None:
             },
         },
     }
-    assert stats.overview(store) == {(GC, "numpy"): {"submissions": 4, "passed": 1, "learners": 2}}
+    assert plain(stats.overview(store)) == {
+        (GC, "numpy"): {"submissions": 4, "passed": 1, "learners": 2}
+    }
 
 
 def test_tests_and_tracks_seen_only_in_older_results_follow(store: Store) -> None:
@@ -259,7 +266,7 @@ def test_tests_and_tracks_seen_only_in_older_results_follow(store: Store) -> Non
     save(store, graded({"old-c": ("pass", "")}))
     save(store, graded({"old-a": ("pass", "")}))
     save(store, graded({"gone": ("pass", "")}, track="jax"))
-    body = stats.exercise_stats(store, GC, track_tests({"numpy": ["first", "second"]}))
+    body = plain(stats.exercise_stats(store, GC, track_tests({"numpy": ["first", "second"]})))
     assert list(body["tracks"]) == ["numpy", "jax"]
     names = [t["name"] for t in body["tracks"]["numpy"]["tests"]]
     # The reference's, then as results list them (a position, then the name).
@@ -279,7 +286,9 @@ def test_common_failures_rank_by_count_then_first_seen(store: Store) -> None:
     save(store, graded(message="SyntaxError at line 1"))  # no tests: the whole run failed
     save(store, graded(message="SyntaxError at line 1"))
     save(store, graded({"first": ("pass", "")}, track="torch"))
-    top = stats.common_failures(store, GC, track_tests({"numpy": REFERENCE, "torch": REFERENCE}))
+    top = plain(
+        stats.common_failures(store, GC, track_tests({"numpy": REFERENCE, "torch": REFERENCE}))
+    )
     assert top == {
         "numpy": [
             {"message": "often", "count": 2, "test": "second", "test_id": "second"},
@@ -295,16 +304,20 @@ def test_common_failures_rank_by_count_then_first_seen(store: Store) -> None:
         "torch": [],
     }
     assert (
-        stats.common_failures(store, GC, track_tests({"numpy": []}), top=1)["numpy"]
+        plain(stats.common_failures(store, GC, track_tests({"numpy": []}), top=1))["numpy"]
         == top["numpy"][:1]
     )
     # A failure of the whole run counts as a Submit, not as a run of any test.
-    numpy = stats.exercise_stats(store, GC, track_tests({"numpy": REFERENCE}))["tracks"]["numpy"]
+    numpy = plain(stats.exercise_stats(store, GC, track_tests({"numpy": REFERENCE})))["tracks"][
+        "numpy"
+    ]
     assert numpy["submissions"] == 6 and sum(t["runs"] for t in numpy["tests"]) == 4
-    report = stats.exercise_report(store, GC, track_tests({"numpy": REFERENCE, "torch": REFERENCE}))
+    report = plain(
+        stats.exercise_report(store, GC, track_tests({"numpy": REFERENCE, "torch": REFERENCE}))
+    )
     assert report == {
-        "stats": stats.exercise_stats(
-            store, GC, track_tests({"numpy": REFERENCE, "torch": REFERENCE})
+        "stats": plain(
+            stats.exercise_stats(store, GC, track_tests({"numpy": REFERENCE, "torch": REFERENCE}))
         ),
         "failures": top,
     }
@@ -313,7 +326,7 @@ def test_common_failures_rank_by_count_then_first_seen(store: Store) -> None:
 def test_long_messages_are_grouped_as_clipped(store: Store) -> None:
     for tail in ("A", "B"):  # differ only past the clip: one group
         save(store, graded({"first": ("fail", "x" * 1500 + tail)}))
-    (failure,) = stats.common_failures(store, GC, track_tests({"numpy": REFERENCE}))["numpy"]
+    (failure,) = plain(stats.common_failures(store, GC, track_tests({"numpy": REFERENCE})))["numpy"]
     assert failure["count"] == 2
     assert failure["message"] == "x" * (stats.MESSAGE_CHARS - 1) + "…"
 
@@ -323,7 +336,9 @@ def test_statistics_read_the_table_not_the_results(store: Store) -> None:
     save(store, graded({"first": ("fail", "m")}))
     with store.engine.begin() as connection:
         connection.execute(SubmissionRow.__table__.update().values(result={}))
-    numpy = stats.exercise_stats(store, GC, track_tests({"numpy": ["first"]}))["tracks"]["numpy"]
+    numpy = plain(stats.exercise_stats(store, GC, track_tests({"numpy": ["first"]})))["tracks"][
+        "numpy"
+    ]
     assert numpy["tests"] == [
         {"id": "first", "name": "first", "runs": 1, "failures": 1, "not_run": 0}
     ]
