@@ -13,7 +13,7 @@ from graders.errors import UnknownExercise
 from graders.settings import get_settings
 
 if TYPE_CHECKING:
-    from graders.authoring.mutants import MutantReport
+    from graders.authoring.mutants.report import MutantReport
     from graders.grading.grader import Grader
 
 
@@ -118,7 +118,7 @@ def _chosen_tracks(grader: Grader, slugs: list[str], given: list[str] | None) ->
 
 
 def _check_explanations(grader: Grader, slugs: list[str], tracks: list[str] | None) -> None:
-    from graders.authoring.mutants import load_explanations
+    from graders.authoring.mutants.explanations import load_explanations
 
     exercises = [grader.catalog.get(s) for s in slugs] if slugs else list(grader.catalog)
     for exercise in exercises:
@@ -130,7 +130,7 @@ def _check_explanations(grader: Grader, slugs: list[str], tracks: list[str] | No
 def _run_mutants(
     grader: Grader, tracks: list[tuple[str, str]]
 ) -> dict[tuple[str, str], MutantReport]:
-    from graders.authoring.mutants import analyse_track
+    from graders.authoring.mutants.runner import analyse_track
 
     interactive = sys.stderr.isatty()
     out = {}

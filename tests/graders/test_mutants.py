@@ -15,15 +15,11 @@ from pathlib import Path
 import pytest
 
 from drill.cli import format_mutants
-from graders.authoring import mutants as mutants_module
-from graders.authoring.mutants import (
-    MutantReport,
-    Survivor,
-    _Candidate,
-    analyse_track,
-    generate,
-    load_explanations,
-)
+from graders.authoring.mutants import operators
+from graders.authoring.mutants.explanations import load_explanations
+from graders.authoring.mutants.operators import _Candidate, generate
+from graders.authoring.mutants.report import MutantReport, Survivor
+from graders.authoring.mutants.runner import analyse_track
 from graders.errors import CatalogError
 from graders.grading.catalog import load_catalog
 from graders.grading.grader import Grader
@@ -306,15 +302,15 @@ def test_identical_and_duplicate_mutants_are_skipped() -> None:
 
 
 def test_mutants_that_do_not_compile_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = mutants_module._candidates
+    real = operators._candidates
 
-    def with_a_stray_break(number: int, site: mutants_module._Site) -> list[_Candidate]:
+    def with_a_stray_break(number: int, site: operators._Site) -> list[_Candidate]:
         out = real(number, site)
         if isinstance(site.node, ast.Return):
             out.append(_Candidate("test", number, site.node, "stray", lambda _n: ast.Break()))
         return out
 
-    monkeypatch.setattr(mutants_module, "_candidates", with_a_stray_break)
+    monkeypatch.setattr(operators, "_candidates", with_a_stray_break)
     made = generate("def f(x):\n    return x\n")
     assert made.mutants == []
     assert list(made.skipped) == ["test@2:5 stray"]

@@ -1,16 +1,4 @@
-"""``drill validate --mutants``: single-point mutants of a reference solution.
-
-Each mutant changes the reference (``<track>/solution.py``) in exactly one place, the way
-a learner's slip would: a comparison flipped, a constant off by one, a copy dropped, a
-``with`` block removed, a keyword argument changed... It is graded like a submission
-against the track's hidden tests. A mutant that fails a test is *killed*; one that
-passes every hidden test *survives*. A survivor is not an error: it is either equivalent
-to the reference (no test could kill it), or a behaviour the statement leaves open, or a
-gap in the tests. The author kills it with a test or explains it in
-``<track>/mutants.toml``::
-
-    [survivors]
-    "flip-compare@12:15 '<' -> '<='" = "equivalent: the two are never equal here"
+"""Making mutants: every single-point mutant of a source, its id and its diff.
 
 Mutants are made on the syntax tree and written back with :func:`ast.unparse`, so a
 mutant's diff against the unparsed reference shows the change and nothing of the
@@ -30,23 +18,9 @@ from __future__ import annotations
 import ast
 import copy
 import difflib
-import threading
-import time
-import tomllib
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-from graders.errors import CatalogError
-from graders.grading.results import GradeResult, Status
-
-if TYPE_CHECKING:
-    from graders.grading.catalog import Exercise
-    from graders.grading.grader import Grader
-
-EXPLANATIONS = "mutants.toml"
 OPERATORS = (
     "flip-compare",  # < <= > >= == != in / not in, is / is not
     "off-by-one",  # integer constants, range() arguments and slice bounds, n -> n+1, n-1
@@ -616,143 +590,3 @@ def _drop_keyword(i: int) -> Callable[[ast.AST], Replacement]:
         return node
 
     return transform
-
-
-# --- explained survivors ---
-
-
-def load_explanations(folder: Path) -> dict[str, str]:
-    """``<track>/mutants.toml``'s ``[survivors]``: mutant id -> why it survives."""
-    path = folder / EXPLANATIONS
-    if not path.is_file():
-        return {}
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise CatalogError(str(path), f"not valid TOML: {exc}") from None
-    unknown = [key for key in data if key != "survivors"]
-    if unknown:
-        raise CatalogError(str(path), f"{unknown[0]}: unknown field (only [survivors])")
-    survivors = data.get("survivors", {})
-    if not isinstance(survivors, dict):
-        raise CatalogError(str(path), "survivors: must be a table of mutant id = reason")
-    for key, reason in survivors.items():
-        if not isinstance(reason, str) or not reason.strip():
-            raise CatalogError(str(path), f"survivors.{key!r}: the reason must be a text")
-    return {key: reason.strip() for key, reason in survivors.items()}
-
-
-# --- running them ---
-
-
-@dataclass(frozen=True)
-class Survivor:
-    id: str
-    diff: str
-    reason: str | None  # its explanation in mutants.toml, if any
-
-    def as_dict(self) -> dict[str, object]:
-        return {"id": self.id, "diff": self.diff, "reason": self.reason}
-
-
-@dataclass
-class MutantReport:
-    exercise: str
-    track: str
-    where: str  # the track's folder, relative to the exercises folder: "slug/numpy"
-    mutants: int = 0
-    killed: dict[str, list[str]] = field(default_factory=dict)  # id -> failing tests
-    survivors: list[Survivor] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)  # id -> why it was not run
-    stale: list[str] = field(default_factory=list)  # explained ids no mutant has
-    unneeded: list[str] = field(default_factory=list)  # explained ids that are killed
-    not_analysed: str | None = None  # why no mutant was run
-    seconds: float = 0.0
-
-    @property
-    def explained(self) -> list[Survivor]:
-        return [s for s in self.survivors if s.reason is not None]
-
-    @property
-    def unexplained(self) -> list[Survivor]:
-        return [s for s in self.survivors if s.reason is None]
-
-    @property
-    def warnings(self) -> list[str]:
-        file = f"{self.where}/{EXPLANATIONS}"
-        return [
-            *(f"{file}: explains {i!r}, but no such mutant exists (stale)" for i in self.stale),
-            *(f"{file}: explains {i!r}, but a test kills it now" for i in self.unneeded),
-        ]
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "mutants": self.mutants,
-            "killed": self.killed,
-            "survived": len(self.survivors),
-            "explained": [s.as_dict() for s in self.explained],
-            "unexplained": [s.as_dict() for s in self.unexplained],
-            "skipped": self.skipped,
-            "stale": self.stale,
-            "unneeded": self.unneeded,
-            "warnings": self.warnings,
-            "not_analysed": self.not_analysed,
-            "seconds": round(self.seconds, 1),
-        }
-
-
-def _failing(result: GradeResult) -> list[str]:
-    failing = [t.name for t in result.tests if t.status not in (Status.PASS, Status.NOT_RUN)]
-    return failing or [result.message or result.status.value]
-
-
-def analyse_track(
-    grader: Grader,
-    exercise: Exercise,
-    track: str,
-    progress: Callable[[int, int], None] | None = None,
-) -> MutantReport:
-    """Grade every mutant of the track's reference on its hidden tests (submit mode)."""
-    started = time.perf_counter()
-    tr = exercise.track(track)
-    report = MutantReport(exercise.slug, track, str(tr.folder.relative_to(exercise.folder.parent)))
-    explanations = load_explanations(tr.folder)
-    made = generate(tr.solution)
-    report.skipped = made.skipped
-    report.mutants = len(made.mutants)
-    # The baseline is the reference as unparsed: the form every mutant is written in.
-    baseline = grader.grade(exercise.slug, track, made.original, "submit", exercise)
-    if baseline.status != Status.PASS:
-        report.not_analysed = (
-            "the reference (as ast.unparse writes it) does not pass the hidden tests: "
-            + "; ".join(_failing(baseline))
-        )
-        report.seconds = time.perf_counter() - started
-        return report
-
-    done = 0
-    lock = threading.Lock()
-    if progress:
-        progress(0, len(made.mutants))
-
-    def grade(mutant: Mutant) -> GradeResult:
-        nonlocal done
-        result = grader.grade(exercise.slug, track, mutant.code, "submit", exercise)
-        with lock:  # the counter, and its reports in order
-            done += 1
-            if progress:
-                progress(done, len(made.mutants))
-        return result
-
-    with ThreadPoolExecutor(max(1, grader.settings.workers), "drill-mutant") as pool:
-        results = list(pool.map(grade, made.mutants))
-    for mutant, result in zip(made.mutants, results, strict=True):
-        if result.status == Status.PASS:
-            report.survivors.append(Survivor(mutant.id, mutant.diff, explanations.get(mutant.id)))
-        else:
-            report.killed[mutant.id] = _failing(result)
-    every = {m.id for m in made.mutants}
-    report.stale = [i for i in explanations if i not in every]
-    report.unneeded = [i for i in explanations if i in report.killed]
-    report.seconds = time.perf_counter() - started
-    return report
