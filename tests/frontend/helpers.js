@@ -32,3 +32,64 @@ export function findAll(node, test) {
 
 export const byClass = (name) => (n) => String(n.props.className || "").split(" ").includes(name);
 export const byTag = (tag) => (n) => n.tag === tag;
+
+// A stand-in for one of the page's elements (ui.body, ui.notice, a button), for the
+// modules that write into them: what they set (hidden, disabled, textContent, classes,
+// attributes), the nodes they put in (`children`, so `text` reads them), the listeners
+// they add (`fire` calls them) and focus (`document.activeElement`, see fakeDocument).
+export function fakeElement(name = "element") {
+  const listeners = {};
+  const classes = new Set();
+  const attributes = {};
+  const node = {
+    name,
+    hidden: false,
+    disabled: false,
+    textContent: "",
+    children: [],
+    attributes,
+    classList: {
+      toggle(cls, force = !classes.has(cls)) {
+        if (force) classes.add(cls);
+        else classes.delete(cls);
+        return force;
+      },
+      contains: (cls) => classes.has(cls),
+    },
+    setAttribute(key, value) {
+      attributes[key] = String(value);
+    },
+    getAttribute: (key) => (key in attributes ? attributes[key] : null),
+    addEventListener(type, fn) {
+      (listeners[type] ||= []).push(fn);
+    },
+    fire(type, event = {}) {
+      return (listeners[type] || []).map((fn) => fn(event));
+    },
+    replaceChildren(...nodes) {
+      node.children = nodes;
+    },
+    contains: (other) => other === node,
+    focus() {
+      if (globalThis.document) globalThis.document.activeElement = node;
+    },
+  };
+  return node;
+}
+
+// The little of `document` the page's modules read at run time: activeElement, body and
+// getElementById (the results heading, the solved panel: absent here). Returns it, and a
+// function that puts the previous global back.
+export function fakeDocument() {
+  const previous = globalThis.document;
+  const body = fakeElement("body");
+  const document = { body, activeElement: body, getElementById: () => null };
+  globalThis.document = document;
+  return {
+    document,
+    restore() {
+      if (previous === undefined) delete globalThis.document;
+      else globalThis.document = previous;
+    },
+  };
+}
