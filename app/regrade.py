@@ -254,9 +254,7 @@ class Run:
     def _graded(self, workers: int) -> Iterator[Regraded]:
         def grade(old: Stored) -> Regraded:
             exercise = self.exercise
-            result = self.grader.grade(
-                exercise.slug, old.track, old.code, "submit", exercise, learner=old.learner
-            )
+            result = self.grader.grade(exercise, old.track, old.code, "submit", learner=old.learner)
             return Regraded(old, result, test_changes(old.result, result))
 
         with ThreadPoolExecutor(max(1, workers), "regrade") as pool:

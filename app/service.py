@@ -33,6 +33,7 @@ from app.schemas import (
 from app.settings import AppSettings
 from app.store import Store, StoreUnavailable, new_id
 from app.store import TrackProgress as Standing
+from graders.grading.backend import BackendStatus
 from graders.grading.catalog import Exercise
 from graders.grading.grader import Grader
 from graders.grading.isolation import job_limits
@@ -82,6 +83,11 @@ class Service:
 
     def exercise(self, slug: str) -> Exercise:
         return self.grader.catalog.get(slug)  # UnknownExercise -> 404
+
+    @property
+    def status(self) -> BackendStatus:
+        """What grades the submissions now: the sandbox, its workers, the queue."""
+        return self.grader.status
 
     def note_versions(self) -> None:
         """Record the catalog's versions as live (blocking). At start-up and when the
@@ -206,9 +212,7 @@ class Service:
         # The id exists before grading: a queue drops a second publish of the same job, and
         # the store keeps one row per id (the first result stored wins).
         sub_id = new_id()
-        result = self.grader.grade(
-            exercise.slug, track, code, mode, exercise, job_id=sub_id, learner=learner
-        )
+        result = self.grader.grade(exercise, track, code, mode, job_id=sub_id, learner=learner)
         stored = self.store.save_submission(learner, result, code, exercise.version, sub_id)
         try:  # a version seen first by a Submit (a reload since the dashboard looked)
             self.store.note_version(exercise.slug, exercise.version)
@@ -249,6 +253,10 @@ class Service:
             self._track_of(exercise, track)
         return await run_in_threadpool(self.store.history, learner, slug, track, limit)
 
+    async def standings(self, learner: str) -> dict[tuple[str, str], Standing]:
+        """Per (exercise, track) the learner ran or submitted code to, their standing."""
+        return await run_in_threadpool(self.store.progress, learner)
+
     async def progress(self, learner: str) -> Progress:
         """Every exercise and track of the catalog, with the learner's standing in each."""
         standing = await run_in_threadpool(self.store.progress, learner)
@@ -287,6 +295,13 @@ class Service:
         self.check_code(exercise, track, code)
         self.draft_limiter.check(client)
         return await run_in_threadpool(self.store.save_draft, learner, slug, track, code)
+
+    async def drafts(self, learner: str, exercise: Exercise) -> dict[str, dict[str, Any] | None]:
+        """The learner's saved draft of each track of the exercise (None: no draft)."""
+        return {
+            track: await run_in_threadpool(self.store.get_draft, learner, exercise.slug, track)
+            for track in exercise.tracks
+        }
 
     async def draft(self, learner: str, slug: str, track: str) -> dict[str, Any]:
         exercise = self.exercise(slug)

@@ -13,7 +13,7 @@ router = APIRouter(tags=["health"])
 def healthz(service: ServiceDep) -> Health:
     """Liveness, the sandbox in use and the number of live workers; in distributed mode
     the queue, and "degraded" while it is unreachable (the API still answers)."""
-    status = service.grader.status
+    status = service.status
     return Health(
         status="ok" if status.healthy else "degraded",
         sandbox=status.sandbox,

@@ -18,10 +18,9 @@ TRACK_LABELS = {"numpy": "NumPy", "torch": "PyTorch"}
 
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
     app = request.app
-    grader = app.state.service.grader
     base = {
         "csp_nonce": request.scope["state"]["csp_nonce"],
-        "sandbox_warning": grader.status.warning,
+        "sandbox_warning": app.state.service.status.warning,
         "static_version": app.state.static_version,
     }
     return app.state.templates.TemplateResponse(
@@ -31,7 +30,7 @@ def render(request: Request, name: str, status_code: int = 200, **context: Any) 
 
 @router.get("/", response_class=HTMLResponse)
 async def catalog(request: Request, service: ServiceDep, learner: LearnerDep) -> HTMLResponse:
-    progress = await run_in_threadpool(service.store.progress, learner)
+    progress = await service.standings(learner)
     tried = {slug for slug, _ in progress}
     sections: dict[str, list[dict[str, Any]]] = {}
     for exercise in service.exercises():
@@ -103,9 +102,7 @@ async def exercise_page(
         )
     chosen = requested if requested in exercise.tracks else None
     detail = await run_in_threadpool(service.detail, exercise, learner)
-    drafts = {}
-    for track in exercise.tracks:
-        drafts[track] = await run_in_threadpool(service.store.get_draft, learner, slug, track)
+    drafts = await service.drafts(learner, exercise)
     page_data = {
         "slug": slug,
         "hint_count": detail.hint_count,

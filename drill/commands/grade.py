@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     with grader:
         _reference_notice(grader, exercise, args.track)
-        result = grader.grade(args.slug, args.track, code, args.mode, exercise=exercise)
+        result = grader.grade(exercise, args.track, code, args.mode)
     if args.json:
         print(result.model_dump_json(indent=2))
     else:

@@ -179,7 +179,7 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
 
     modes: tuple[Mode, ...] = ("run", "submit")
     for mode in modes:
-        result = grader.grade(exercise.slug, track, tr.solution, mode)
+        result = grader.grade(exercise, track, tr.solution, mode)
         if result.status != Status.PASS:
             failures = "; ".join(
                 f"{t.name}: {_one_line(t.message)}" for t in result.tests if t.status != Status.PASS
@@ -189,14 +189,14 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
                 f"{failures or result.message}"
             )
 
-    starter = grader.grade(exercise.slug, track, tr.starter, "submit")
+    starter = grader.grade(exercise, track, tr.starter, "submit")
     if starter.status == Status.PASS:
         report.problems.append(f"{where}/starter.py: the starter passes every hidden test")
     report.problems += silent_failures(starter, where, "starter.py")
 
     caught_any: set[str] = set()
     for wrong in tr.wrong:
-        result = grader.grade(exercise.slug, track, wrong.code, "submit")
+        result = grader.grade(exercise, track, wrong.code, "submit")
         failing = _failing(result) if result.tests else ["(did not load)"]
         name = wrong.path.name
         report.problems += silent_failures(result, where, f"wrong/{name}")
@@ -235,7 +235,7 @@ def _per_learner_draws(grader: Grader, exercise: Exercise, track: str, where: st
     for learner in SAMPLE_LEARNERS:
         for name, code in solutions:
             try:
-                result = grader.grade(exercise.slug, track, code, "submit", learner=learner)
+                result = grader.grade(exercise, track, code, "submit", learner=learner)
             except DrillError as exc:  # the reference itself fails on these draws
                 problems.append(f"{where}: the draws of {learner!r}: {exc}")
                 break
@@ -260,7 +260,7 @@ def _alternatives(
         name = alternative.path.name
         failures = []
         for mode in ("run", "submit"):
-            result = grader.grade(exercise.slug, track, alternative.code, mode)
+            result = grader.grade(exercise, track, alternative.code, mode)
             failures += [
                 f"{t.name}: {_one_line(t.message)}" for t in result.tests if t.status != Status.PASS
             ]

@@ -159,23 +159,19 @@ class Grader:
 
     def grade(
         self,
-        slug: str,
+        exercise: Exercise,
         track: str,
         code: str,
         mode: Mode,
-        exercise: Exercise | None = None,
         job_id: str | None = None,
         learner: str | None = None,
     ) -> GradeResult:
-        """Grade ``code`` on the examples (``run``) or the hidden tests (``submit``).
-
-        ``exercise``: the version to grade against, when the caller already looked it up
-        (the catalog may be reloaded in between); by default the current one.
+        """Grade ``code`` on the examples (``run``) or the hidden tests (``submit``) of
+        ``exercise``: the version the caller looked up (``catalog.get``), which a reload of
+        the catalog in between does not change.
         ``learner``: whose code it is, for the tests that draw inputs per learner (none:
         everyone's draws).
         """
-        if exercise is None:
-            exercise = self.catalog.get(slug)
         exercise.track(track)  # UnknownExercise for a track it does not have
         variant = None if learner is None else learner_variant(learner, exercise)
         return self.backend.grade(exercise, track, code, mode, job_id, variant)

@@ -150,7 +150,7 @@ class TestResult(BaseModel):
 
 class GradeResult(BaseModel):
     version: int = RESULTS_VERSION
-    exercise: str
+    exercise: str  # its slug: the key the stored results and the API have always had
     track: str
     mode: Mode
     status: Status

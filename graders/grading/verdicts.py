@@ -48,7 +48,7 @@ TRACEBACK_CHARS = 4000
 
 @dataclass(frozen=True)
 class Context:
-    exercise: str
+    exercise_slug: str
     track: str
     mode: Mode
     ids: list[str]  # the tests the job runs, by id, in order
@@ -60,7 +60,7 @@ class Context:
     def error(self, message: str, duration_ms: float = 0.0) -> GradeResult:
         """A result with no test verdicts: the run as a whole could not be graded."""
         return GradeResult(
-            exercise=self.exercise,
+            exercise=self.exercise_slug,
             track=self.track,
             mode=self.mode,
             status=Status.ERROR,
@@ -167,7 +167,7 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
         status = Status.FAIL
         message = f"{passed}/{len(tests)} tests passed"
     return GradeResult(
-        exercise=ctx.exercise,
+        exercise=ctx.exercise_slug,
         track=ctx.track,
         mode=ctx.mode,
         status=status,

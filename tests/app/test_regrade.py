@@ -57,7 +57,7 @@ def submit(
 ) -> dict[str, Any]:
     exercise = grader.catalog.get(GC)
     store.note_version(GC, exercise.version)
-    result = grader.grade(GC, track, code, mode, exercise, learner=learner)  # type: ignore[arg-type]
+    result = grader.grade(exercise, track, code, mode, learner=learner)  # type: ignore[arg-type]
     return store.save_submission(learner, result, code, exercise.version)
 
 

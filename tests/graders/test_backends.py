@@ -31,7 +31,9 @@ def test_auto_falls_back_to_process_loudly(
         assert grader.status.warning is not None
         assert grader.status.warning.startswith(PROCESS_WARNING)
         assert "bubblewrap (bwrap) is not installed" in grader.status.warning
-        assert grader.grade("double", "numpy", PASSING, "submit").status == "pass"
+        assert (
+            grader.grade(grader.catalog.get("double"), "numpy", PASSING, "submit").status == "pass"
+        )
     assert any("SANDBOX DISABLED" in r.getMessage() for r in caplog.records)
 
 
@@ -47,5 +49,5 @@ def test_process_backend_still_enforces_limits(tmp_path: Path) -> None:
     settings = make_settings(tmp_path, TEST_EXERCISES, sandbox="process", workers=1)
     loop = (Path(__file__).parent / "cases" / "infinite_loop" / "submission.py").read_text()
     with Grader(settings) as grader:
-        result = grader.grade("double", "numpy", loop, "submit")
+        result = grader.grade(grader.catalog.get("double"), "numpy", loop, "submit")
     assert result.tests[0].message == "CPU time limit of 2 s exceeded"

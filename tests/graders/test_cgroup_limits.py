@@ -107,13 +107,15 @@ def test_a_pool_empties_the_job_cgroup_before_each_job(tmp_path: Path) -> None:
     try:
         with Grader(settings) as grader:
             assert grader.status.cgroups in ("v1", "v2"), grader.status
-            grader.grade("double", "numpy", "def double(x):\n    return x * 2\n", "run")
+            grader.grade(
+                grader.catalog.get("double"), "numpy", "def double(x):\n    return x * 2\n", "run"
+            )
             pool = grader.local.pool
             assert pool is not None
             (worker,) = pool._all
             assert worker.cgroup is not None
             move(worker.cgroup, stray.pid)
-            result = grader.grade("double", "numpy", code, "run")
+            result = grader.grade(grader.catalog.get("double"), "numpy", code, "run")
         assert result.status == "pass", result
         assert "STATE Z" in result.tests[0].output, result.tests[0].output
     finally:

@@ -19,7 +19,9 @@ CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_di
 def test_case(test_grader: Grader, case: Path) -> None:
     assert test_grader.status is not None and test_grader.status.sandbox == "bwrap"
     expected = json.loads((case / "expected.json").read_text())
-    result = test_grader.grade("double", "numpy", (case / "submission.py").read_text(), "submit")
+    result = test_grader.grade(
+        test_grader.catalog.get("double"), "numpy", (case / "submission.py").read_text(), "submit"
+    )
     got = {
         "status": result.status.value,
         "message": result.message,
@@ -35,7 +37,7 @@ def test_case(test_grader: Grader, case: Path) -> None:
 @pytest.mark.sandbox
 def test_tracebacks_show_only_learner_frames(test_grader: Grader) -> None:
     code = (Path(__file__).parent / "cases" / "exception_line" / "submission.py").read_text()
-    result = test_grader.grade("double", "numpy", code, "submit")
+    result = test_grader.grade(test_grader.catalog.get("double"), "numpy", code, "submit")
     output = result.tests[0].output
     assert 'File "solution.py", line 6, in double' in output
     assert 'File "solution.py", line 2, in helper' in output
@@ -45,7 +47,7 @@ def test_tracebacks_show_only_learner_frames(test_grader: Grader) -> None:
 @pytest.mark.sandbox
 def test_huge_output_is_truncated_with_a_marker(test_grader: Grader) -> None:
     code = (Path(__file__).parent / "cases" / "huge_output" / "submission.py").read_text()
-    result = test_grader.grade("double", "numpy", code, "submit")
+    result = test_grader.grade(test_grader.catalog.get("double"), "numpy", code, "submit")
     test = result.tests[0]
     assert test.output.endswith(TRUNCATION_MARKER)
     assert len(test.output) <= OUTPUT_LIMIT
@@ -57,7 +59,7 @@ def test_huge_output_is_truncated_with_a_marker(test_grader: Grader) -> None:
 @pytest.mark.sandbox
 def test_raw_output_is_counted_up_to_the_cap_on_writes(test_grader: Grader) -> None:
     code = (Path(__file__).parent / "cases" / "huge_raw_output" / "submission.py").read_text()
-    result = test_grader.grade("double", "numpy", code, "submit")
+    result = test_grader.grade(test_grader.catalog.get("double"), "numpy", code, "submit")
     test = result.tests[0]
     # os.write past RLIMIT_FSIZE (1 MiB here) fails: the count stops there, "at least".
     assert test.output_truncated and test.output.startswith("spamspam")
@@ -70,9 +72,12 @@ def test_the_next_submission_after_each_hostile_case_passes(test_grader: Grader)
     good = (Path(__file__).parent / "cases" / "passing" / "submission.py").read_text()
     for case in ("kill_parent", "segfault", "forged_result", "fork_bomb"):
         test_grader.grade(
-            "double",
+            test_grader.catalog.get("double"),
             "numpy",
             (Path(__file__).parent / "cases" / case / "submission.py").read_text(),
             "submit",
         )
-        assert test_grader.grade("double", "numpy", good, "submit").status == "pass", case
+        assert (
+            test_grader.grade(test_grader.catalog.get("double"), "numpy", good, "submit").status
+            == "pass"
+        ), case

@@ -158,7 +158,7 @@ def test_a_submission_cannot_find_a_reference_marker(tmp_path: Path) -> None:
             )
             assert marker not in code
             # The reference runs first (in its own pool), so its marker was in a sandbox.
-            result = grader.grade("double", "numpy", code, "run")
+            result = grader.grade(grader.catalog.get("double"), "numpy", code, "run")
             assert result.status == "pass", (roots, result)
             report = _report(result.tests[0].output)
             assert report["control"] == "True", "the memory scan must find the control marker"
@@ -204,7 +204,7 @@ def test_a_killed_worker_is_replaced_and_the_next_job_passes(tmp_path: Path) -> 
     good = (Path(__file__).parent / "cases" / "passing" / "submission.py").read_text()
     sleeper = "import time\n\ndef double(x):\n    time.sleep(30)\n"
     with Grader(make_settings(tmp_path, TEST_EXERCISES, workers=1)) as grader:
-        assert grader.grade("double", "numpy", good, "submit").status == "pass"
+        assert grader.grade(grader.catalog.get("double"), "numpy", good, "submit").status == "pass"
         assert grader.local.pool is not None
         (worker,) = list(grader.local.pool._all)
         import threading
@@ -215,12 +215,12 @@ def test_a_killed_worker_is_replaced_and_the_next_job_passes(tmp_path: Path) -> 
             os.killpg(worker.proc.pid, signal.SIGKILL)
 
         threading.Thread(target=kill_soon).start()
-        result = grader.grade("double", "numpy", sleeper, "submit")
+        result = grader.grade(grader.catalog.get("double"), "numpy", sleeper, "submit")
         # Killed while loading the code (an error) or in its first test (a failure): the
         # kill follows the job's start, not a fixed pause that a loaded machine outlasts.
         message = result.tests[0].message if result.tests else result.message
         assert result.status in ("fail", "error") and "sandbox stopped" in message, result
-        assert grader.grade("double", "numpy", good, "submit").status == "pass"
+        assert grader.grade(grader.catalog.get("double"), "numpy", good, "submit").status == "pass"
         assert grader.local.pool.live_workers == 1
 
 
@@ -228,11 +228,11 @@ def test_a_late_kill_request_cannot_hit_the_next_job(tmp_path: Path) -> None:
     """A kill the server sends as a child ends on its own must not kill the next child."""
     good = (Path(__file__).parent / "cases" / "passing" / "submission.py").read_text()
     with Grader(make_settings(tmp_path, TEST_EXERCISES, workers=1)) as grader:
-        assert grader.grade("double", "numpy", good, "submit").status == "pass"
+        assert grader.grade(grader.catalog.get("double"), "numpy", good, "submit").status == "pass"
         assert grader.local.pool is not None
         (worker,) = list(grader.local.pool._all)
         # The previous child has ended; a kill for it arrives late, then the next job.
         worker._send({"type": "kill", "pid": 2})
         worker._send({"type": "kill", "pid": -1})
-        result = grader.grade("double", "numpy", good, "submit")
+        result = grader.grade(grader.catalog.get("double"), "numpy", good, "submit")
         assert result.status == "pass", result.tests[0].message

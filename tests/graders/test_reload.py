@@ -54,7 +54,7 @@ def _add_test(exercises: Path) -> None:
 
 
 def _names(grader: Grader, code: str) -> dict[str, str]:
-    result = grader.grade("double", "numpy", code, "submit")
+    result = grader.grade(grader.catalog.get("double"), "numpy", code, "submit")
     return {t.name: t.status for t in result.tests}
 
 
@@ -84,7 +84,7 @@ def test_a_new_test_case_is_graded_after_a_reload(grader: Grader, exercises: Pat
     }
     assert set(_names(grader, GOOD).values()) == {"pass"}
     # A request that looked the exercise up before the reload finishes on that version.
-    old = grader.grade("double", "numpy", WRONG_ON_LONG, "submit", before)
+    old = grader.grade(before, "numpy", WRONG_ON_LONG, "submit")
     assert old.status == "pass" and old.total == 2
 
 
@@ -114,7 +114,7 @@ def test_a_broken_edit_keeps_the_last_good_catalog(grader: Grader, exercises: Pa
     assert grader.catalog_problem is not None
     assert "exercise.toml" in grader.catalog_problem
     assert "not valid TOML" in grader.catalog_problem
-    assert grader.grade("double", "numpy", GOOD, "submit").status == "pass"
+    assert grader.grade(grader.catalog.get("double"), "numpy", GOOD, "submit").status == "pass"
 
     toml.write_text(good.replace('"Double"', '"Double it"'))
     assert grader.reload_catalog()
@@ -139,12 +139,12 @@ def test_a_failing_reference_is_reported(grader: Grader, exercises: Path) -> Non
     problem = grader.catalog_problem or ""
     assert "double [numpy] cannot be graded" in problem and "half-written test" in problem
     with pytest.raises(ReferenceFailure):  # ... and grading it answers 503 in the service
-        grader.grade("double", "numpy", GOOD, "submit")
+        grader.grade(grader.catalog.get("double"), "numpy", GOOD, "submit")
 
     tests.write_text((TEST_EXERCISES / "double" / "numpy" / "tests.py").read_text())
     assert grader.reload_catalog()
     assert grader.catalog_problem is None
-    assert grader.grade("double", "numpy", GOOD, "submit").status == "pass"
+    assert grader.grade(grader.catalog.get("double"), "numpy", GOOD, "submit").status == "pass"
 
 
 def test_the_watcher_reloads_by_itself(grader: Grader, exercises: Path) -> None:

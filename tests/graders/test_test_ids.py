@@ -85,7 +85,7 @@ def test_ids_default_to_the_function_name_and_results_carry_them(grader_for) -> 
         ("drawn", "doubles a drawn vector"),
         ("integers-v1", "doubles integers"),
     ]
-    result = grader.grade("ids", "numpy", ex.track("numpy").solution, "submit")
+    result = grader.grade(grader.catalog.get("ids"), "numpy", ex.track("numpy").solution, "submit")
     assert [(t.id, t.name, t.status.value) for t in result.tests] == [
         ("drawn", "doubles a drawn vector", "pass"),
         ("integers-v1", "doubles integers", "pass"),

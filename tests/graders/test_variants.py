@@ -87,7 +87,9 @@ def test_each_learner_gets_their_own_draws_and_the_reference_follows(grader: Gra
     # The reference solution passes for every learner.
     solution = exercise.track("numpy").solution
     for learner in ("a", "b", None):
-        result = grader.grade("draws", "numpy", solution, "submit", learner=learner)
+        result = grader.grade(
+            grader.catalog.get("draws"), "numpy", solution, "submit", learner=learner
+        )
         assert result.status == Status.PASS, result
 
 
@@ -100,8 +102,8 @@ def test_an_answer_copied_from_another_learner_fails_their_own_draws(grader: Gra
         "import numpy as np\n\n"
         f"def double(x):\n    return np.array({expected!r}) if x.size == 4 else x * 2\n"
     )
-    mine = grader.grade("draws", "numpy", copied, "submit", learner="a")
-    theirs = grader.grade("draws", "numpy", copied, "submit", learner="b")
+    mine = grader.grade(grader.catalog.get("draws"), "numpy", copied, "submit", learner="a")
+    theirs = grader.grade(grader.catalog.get("draws"), "numpy", copied, "submit", learner="b")
     by_id = {t.id: t.status for t in theirs.tests}
     assert [t.status for t in mine.tests if t.id == "drawn"] == [Status.PASS]
     assert by_id["drawn"] == Status.FAIL

@@ -71,7 +71,9 @@ def test_a_table_of_values_read_off_failures_passes_no_hidden_test(
     entry_points = seed_grader.catalog.get(slug).track(track).entry_points
 
     def submit(code: str) -> dict[str, Any]:
-        return seed_grader.grade(slug, track, code, "submit").model_dump(mode="json")
+        return seed_grader.grade(seed_grader.catalog.get(slug), track, code, "submit").model_dump(
+            mode="json"
+        )
 
     done = harvest(submit, entry_points)
     assert done.hidden > 0, done.describe()

@@ -38,7 +38,7 @@ def analyse_track(
     report.skipped = made.skipped
     report.mutants = len(made.mutants)
     # The baseline is the reference as unparsed: the form every mutant is written in.
-    baseline = grader.grade(exercise.slug, track, made.original, "submit", exercise)
+    baseline = grader.grade(exercise, track, made.original, "submit")
     if baseline.status != Status.PASS:
         report.not_analysed = (
             "the reference (as ast.unparse writes it) does not pass the hidden tests: "
@@ -54,7 +54,7 @@ def analyse_track(
 
     def grade(mutant: Mutant) -> GradeResult:
         nonlocal done
-        result = grader.grade(exercise.slug, track, mutant.code, "submit", exercise)
+        result = grader.grade(exercise, track, mutant.code, "submit")
         with lock:  # the counter, and its reports in order
             done += 1
             if progress:
