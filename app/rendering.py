@@ -57,7 +57,8 @@ _MD.core.ruler.push("going_further", _mark_going_further)
 @lru_cache(maxsize=512)
 def render_markdown(text: str) -> str:
     """HTML for a hint (keyed by the text, hence by its version)."""
-    return _MD.render(text)
+    html: str = _MD.render(text)
+    return html
 
 
 # Statements: the same Markdown, plus the "::: track NAME" blocks of graders.grading.statement.
@@ -109,7 +110,8 @@ _STATEMENT_MD.core.ruler.push("going_further", _mark_going_further)  # of what i
 def render_statement(text: str, track: str | None = None) -> str:
     """HTML for a statement: as ``track``'s learners read it (the shared text and that
     track's blocks), or, with no track, every block, each labelled with its track."""
-    return _STATEMENT_MD.render(text, {"track": track} if track else {})
+    html: str = _STATEMENT_MD.render(text, {"track": track} if track else {})
+    return html
 
 
 # Learners' code on the instructor pages. Pygments escapes every character of the code;

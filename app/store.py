@@ -159,7 +159,7 @@ class Store:
         this returns: an id is answered with one result, whichever node asks.
         """
         sub_id, created = sub_id or new_id(), now()
-        shown = _without_nul(
+        shown: dict[str, Any] = _without_nul(
             {
                 "id": sub_id,
                 **result.model_dump(mode="json"),

@@ -23,9 +23,10 @@ def render(request: Request, name: str, status_code: int = 200, **context: Any) 
         "sandbox_warning": app.state.service.status.warning,
         "static_version": app.state.static_version,
     }
-    return app.state.templates.TemplateResponse(
+    response: HTMLResponse = app.state.templates.TemplateResponse(
         request, name, {**base, **context}, status_code=status_code
     )
+    return response
 
 
 @router.get("/", response_class=HTMLResponse)
