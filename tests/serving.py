@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -137,3 +138,47 @@ def wait_for_jobs(sandboxes: Callable[[], list[int]], count: int, within: float 
     while running_jobs(sandboxes()) < count:
         assert time.monotonic() < deadline, f"{count} job(s) never ran at once"
         time.sleep(0.05)
+
+
+class Bystander:
+    """Another client asking ``/healthz`` every ``interval`` seconds while a hostile one
+    does its worst. On leaving the ``with`` block it asserts that every answer was a 200
+    that came within ``within`` seconds; ``waits`` and ``failures`` stay for a test's own
+    checks."""
+
+    def __init__(self, server: Server, within: float, interval: float = 0.1) -> None:
+        self.server = server
+        self.within = within
+        self.interval = interval
+        self.waits: list[float] = []
+        self.failures: list[str] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        with httpx.Client(base_url=self.server.base, timeout=self.within * 5) as client:
+            while not self.stop.is_set():
+                start = time.monotonic()
+                try:
+                    status = client.get("/healthz").status_code
+                except httpx.HTTPError as exc:
+                    self.failures.append(repr(exc))
+                    continue
+                self.waits.append(time.monotonic() - start)
+                if status != 200:
+                    self.failures.append(f"status {status}")
+                self.stop.wait(self.interval)
+
+    def __enter__(self) -> Bystander:
+        self.thread.start()
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=self.within * 6)
+        if exc_type is not None:
+            return  # the test's own failure says more
+        assert self.waits, "the other client got no answer"
+        assert not self.failures, self.failures[:5]
+        slowest = max(self.waits)
+        assert slowest < self.within, f"the other client waited {slowest:.2f} s"

@@ -20,7 +20,6 @@ import logging
 import secrets
 import select
 import socket
-import threading
 import time
 from collections.abc import Iterator
 
@@ -32,7 +31,7 @@ from app.slow_clients import GuardedProtocol, Guards
 from drill import cli
 from drill.commands import serve
 from tests.conftest import TEST_EXERCISES
-from tests.serving import Server, running_server
+from tests.serving import Bystander, Server, running_server
 
 TIMEOUT = 1.0  # DRILL_HEADER_TIMEOUT, DRILL_BODY_TIMEOUT and DRILL_KEEP_ALIVE_TIMEOUT here
 GRACE = 2.0
@@ -126,47 +125,16 @@ def error_of(answer: bytes) -> str:
     return str(body["error"])
 
 
-class Bystander:
-    """Another client, served while a slow one holds its connection: its requests all
-    answer 200, each within GRACE seconds."""
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-        self.answers: list[tuple[int, float]] = []
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        with httpx.Client(base_url=self.server.base, timeout=GRACE * 5) as client:
-            while not self.stop.is_set():
-                start = time.monotonic()
-                status = client.get("/healthz").status_code
-                self.answers.append((status, time.monotonic() - start))
-                self.stop.wait(0.1)
-
-    def __enter__(self) -> Bystander:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        self.thread.join(timeout=GRACE * 6)
-        assert self.answers, "the other client got no answer"
-        assert {status for status, _ in self.answers} == {200}, self.answers
-        slowest = max(seconds for _, seconds in self.answers)
-        assert slowest < GRACE, f"the other client waited {slowest:.2f} s"
-
-
 @pytest.mark.sandbox
 def test_a_silent_connection_is_closed(server: Server) -> None:
-    with Bystander(server), connect(server) as silent:
+    with Bystander(server, within=GRACE), connect(server) as silent:
         assert until_closed(silent, TIMEOUT + GRACE) == b""  # nothing to answer
 
 
 @pytest.mark.sandbox
 def test_a_trickled_head_gets_408_and_is_closed(server: Server) -> None:
     head = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 200
-    with Bystander(server), connect(server) as slow:
+    with Bystander(server, within=GRACE), connect(server) as slow:
         answer = trickle(slow, head, TIMEOUT + GRACE)
     assert status_of(answer) == 408, answer
     assert error_of(answer) == "request_timeout"
@@ -183,7 +151,7 @@ def test_a_trickled_body_gets_408_and_is_not_acted_upon(server: Server) -> None:
         b"Cookie: drill_learner=" + learner.encode() + b"\r\n"
         b"Content-Length: " + str(len(draft) + len(padding)).encode() + b"\r\n\r\n"
     )
-    with Bystander(server), connect(server) as slow:
+    with Bystander(server, within=GRACE), connect(server) as slow:
         slow.sendall(head + draft)
         answer = trickle(slow, padding, TIMEOUT + GRACE)
     assert status_of(answer) == 408, answer

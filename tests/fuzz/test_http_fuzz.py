@@ -17,7 +17,6 @@ import http.client
 import json
 import re
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +30,7 @@ from hypothesis import strategies as st
 from tests.app.conftest import client_for
 from tests.conftest import TEST_EXERCISES
 from tests.fakes import ReferenceOnlyBackend
-from tests.serving import Server, running_server
+from tests.serving import Bystander, Server, running_server
 
 WITHIN = 1.0  # seconds for any answer (the deadlines below are 0.5 s)
 DEADLINE = "0.5"
@@ -224,39 +223,6 @@ def exchange(server: Server, method: bytes, request: bytes) -> tuple[int, bytes,
         return response.status, body, seconds
 
 
-class Bystander:
-    """Another client asking /healthz every 50 ms; none of its answers may wait WITHIN."""
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-        self.waits: list[float] = []
-        self.failures: list[str] = []
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        with httpx.Client(base_url=self.server.base, timeout=WITHIN * 5) as client:
-            while not self.stop.is_set():
-                start = time.monotonic()
-                try:
-                    status = client.get("/healthz").status_code
-                except httpx.HTTPError as exc:
-                    self.failures.append(repr(exc))
-                    continue
-                self.waits.append(time.monotonic() - start)
-                if status != 200:
-                    self.failures.append(f"status {status}")
-                self.stop.wait(0.05)
-
-    def __enter__(self) -> Bystander:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        self.thread.join(timeout=WITHIN * 6)
-
-
 @pytest.fixture(scope="module")
 def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     var: Path = tmp_path_factory.mktemp("http-fuzz")
@@ -292,7 +258,7 @@ def test_requests_on_the_wire_get_a_clean_answer_within_a_second(fuzz_server: Se
         seen[status] = seen.get(status, 0) + 1
         assert seconds < WITHIN, (seconds, status, request[:300])
 
-    with Bystander(fuzz_server) as bystander:
+    with Bystander(fuzz_server, within=WITHIN, interval=0.05) as bystander:
         check()
     assert not bystander.failures, bystander.failures[:5]
     assert bystander.waits and max(bystander.waits) < WITHIN, max(bystander.waits)
