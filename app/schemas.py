@@ -197,12 +197,23 @@ class TestStats(BaseModel):
     runs: int  # Submits that ran this test
     failures: int
     not_run: int = 0  # Submits that ended (a timeout, a crash) before this test started
+    blamed_elsewhere: dict[str, int] = Field(
+        default_factory=dict,
+        description="Of the failures, those not due to the learner's code, by who they are "
+        "due to: test (the exercise's test failed), grader (an internal grading error), "
+        "infrastructure (a grading machine lost); counted in the failures too",
+    )
 
 
 class TrackStats(BaseModel):
     submissions: int
     passed: int
     tests: list[TestStats]
+    blamed_elsewhere: dict[str, int] = Field(
+        default_factory=dict,
+        description="Of the failures of its tests and of whole runs, those not due to the "
+        "learner's code, by who they are due to: test, grader, infrastructure",
+    )
 
 
 class ExerciseNumbers(BaseModel):

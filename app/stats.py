@@ -31,7 +31,7 @@ from app.schemas import (
 )
 from app.store import Store, database_errors
 from app.tables import MESSAGE_CHARS as MESSAGE_CHARS  # the clip of stored failure messages
-from app.tables import ExerciseVersionRow, SubmissionRow, SubmissionTestRow, clip
+from app.tables import NOT_LEARNERS, ExerciseVersionRow, SubmissionRow, SubmissionTestRow, clip
 
 SUBMIT = "submit"
 TOP_FAILURES = 10
@@ -100,6 +100,17 @@ def _test_counts(connection: Connection, slug: str, version: str | None) -> list
     return list(connection.execute(query).all())
 
 
+def _blamed_elsewhere(connection: Connection, slug: str, version: str | None) -> list[Any]:
+    """(track, test id, test, blame, count) of the failures not due to the learner's code
+    (read through their partial index; ``test`` is None for a whole run's error)."""
+    query = (
+        select(T.track, T.test_id, T.test, T.blame, func.count())
+        .where(*_submits_of(slug, T, version), NOT_LEARNERS)
+        .group_by(T.track, T.test_id, T.test, T.blame)
+    )
+    return list(connection.execute(query).all())
+
+
 def _top_failures(
     connection: Connection, slug: str, track: str, top: int, version: str | None
 ) -> list[Any]:
@@ -141,6 +152,7 @@ class _Tally:
     runs: int = 0
     failures: int = 0
     not_run: int = 0
+    blamed_elsewhere: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -148,6 +160,7 @@ class _Track:
     submissions: int = 0
     passed: int = 0
     tests: dict[str, _Tally] = field(default_factory=dict)
+    blamed_elsewhere: dict[str, int] = field(default_factory=dict)
 
 
 def _report(
@@ -164,6 +177,7 @@ def _report(
     with database_errors(), store.engine.connect() as connection:
         counts = _track_counts(connection, slug, version)
         tests = _test_counts(connection, slug, version) if with_tests else []
+        elsewhere = _blamed_elsewhere(connection, slug, version) if with_tests else []
         failures = {}
         if top is not None:  # only tracks with Submits can have failures
             failures = {t: _top_failures(connection, slug, t, top, version) for t, _, _ in counts}
@@ -193,6 +207,13 @@ def _report(
         tally.runs += int(runs or 0)
         tally.failures += int(failed or 0)
         tally.not_run += int(not_run or 0)
+    for track, test_id, test, blame, number in elsewhere:
+        numbers = track_of(track)
+        numbers.blamed_elsewhere[blame] = numbers.blamed_elsewhere.get(blame, 0) + int(number)
+        if test is not None:
+            key = _key(test_id, test, by_name.get(track, {}))
+            tally = numbers.tests.setdefault(key, _Tally(test))
+            tally.blamed_elsewhere[blame] = tally.blamed_elsewhere.get(blame, 0) + int(number)
     top_failures: dict[str, list[CommonFailure]] = {name: [] for name in tracks}
     for track, found in failures.items():
         merged: dict[tuple[str | None, str], CommonFailure] = {}
@@ -223,9 +244,11 @@ def _report(
                         runs=t.runs,
                         failures=t.failures,
                         not_run=t.not_run,
+                        blamed_elsewhere=t.blamed_elsewhere,
                     )
                     for key, t in numbers.tests.items()
                 ],
+                blamed_elsewhere=numbers.blamed_elsewhere,
             )
             for name, numbers in tracks.items()
         },

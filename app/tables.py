@@ -27,6 +27,8 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from graders.grading.results import Blame, legacy_blame
+
 # JSONB on PostgreSQL: stored parsed (smaller, no re-parse on read) and indexable; it does
 # not keep key order, which JSON readers do not rely on.
 JSONType = JSON().with_variant(JSONB(), "postgresql")
@@ -132,6 +134,9 @@ class SubmissionTestRow(Base):
     # Only for a failure, clipped to MESSAGE_CHARS: passes need none, and the statistics
     # group failures by the text the pages show.
     message: Mapped[str | None] = mapped_column(Text)
+    # Who a failure is due to (graders.grading.results.Blame: learner, test, grader,
+    # infrastructure); None for a pass or a test that did not run.
+    blame: Mapped[str | None] = mapped_column(String(16))
 
 
 # The failures of an exercise's track (about one test row in eight), for the most common
@@ -145,6 +150,20 @@ Index(
     SubmissionTestRow.track,
     postgresql_where=_FAILED,
     sqlite_where=_FAILED,
+)
+
+
+# The failures that are not the learner's (a broken test, the grader, a lost machine):
+# rare, and counted apart by the statistics through this index alone.
+NOT_LEARNERS = SubmissionTestRow.blame != "learner"
+Index(
+    "ix_submission_tests_not_learners",
+    SubmissionTestRow.exercise,
+    SubmissionTestRow.mode,
+    SubmissionTestRow.exercise_version,
+    SubmissionTestRow.track,
+    postgresql_where=NOT_LEARNERS,
+    sqlite_where=NOT_LEARNERS,
 )
 
 
@@ -209,7 +228,7 @@ def tests_of(submission: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The ``submission_tests`` rows of a ``submissions`` row (a dict of its columns)."""
     result = submission["result"]
     tests = result.get("tests") or []
-    found: list[tuple[str | None, str | None, int | None, str, str | None]] = []
+    found: list[tuple[str | None, str | None, int | None, str, str | None, str | None]] = []
     for position, test in enumerate(tests):
         if not isinstance(test, dict) or not isinstance(test.get("name"), str):
             continue  # not a test the statistics could name
@@ -218,10 +237,14 @@ def tests_of(submission: Mapping[str, Any]) -> list[dict[str, Any]]:
         message = clip(str(test.get("message") or ""), MESSAGE_CHARS) if failed else None
         test_id = test.get("id")
         test_id = test_id[:TEST_ID_CHARS] if isinstance(test_id, str) else None
-        found.append((clip(test["name"], TEST_NAME_CHARS), test_id, position, status, message))
+        blame = _blame(test, status)
+        found.append(
+            (clip(test["name"], TEST_NAME_CHARS), test_id, position, status, message, blame)
+        )
     if not tests and result.get("status") != "pass" and result.get("message"):
+        status = str(result["status"])
         message = clip(str(result["message"]), MESSAGE_CHARS)
-        found.append((None, None, None, str(result["status"]), message))
+        found.append((None, None, None, status, message, _blame(result, status)))
     of = {k: submission[k] for k in ("exercise", "mode", "track", "exercise_version")}
     return [
         {
@@ -232,9 +255,25 @@ def tests_of(submission: Mapping[str, Any]) -> list[dict[str, Any]]:
             "position": position,
             "status": status[:8],
             "message": message,
+            "blame": blame,
         }
-        for test, test_id, position, status, message in found
+        for test, test_id, position, status, message, blame in found
     ]
+
+
+BLAMES = frozenset(b.value for b in Blame)
+
+
+def _blame(verdict: Mapping[str, Any], status: str) -> str | None:
+    """Who a stored test's (or whole run's) failure is due to: as the result says, or,
+    for a result stored before it said so, as its message reads."""
+    said = verdict.get("blame")
+    if status in ("pass", "not_run"):
+        return None
+    if said in BLAMES:
+        return str(said)
+    blame = legacy_blame(status, str(verdict.get("message") or ""))
+    return None if blame is None else blame.value
 
 
 _INSERT_SUBMISSION = insert(SubmissionRow)

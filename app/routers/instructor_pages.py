@@ -91,6 +91,7 @@ def _chart(tests: list[TestStats]) -> dict[str, Any]:
                 "value": f"{failures}/{runs}",
                 "runs": runs,
                 "failures": failures,
+                "elsewhere": _blamed_elsewhere(test.blamed_elsewhere),
                 "text_y": top + 16,
                 "bar_y": top + 24,
                 "fail_width": round(CHART_WIDTH * failures / runs, 1) if runs else 0,
@@ -102,6 +103,27 @@ def _chart(tests: list[TestStats]) -> dict[str, Any]:
         "bar_height": CHART_BAR,
         "bars": bars,
     }
+
+
+# How the page names the failures that are not the learners' doing, by blame.
+BLAMED_ELSEWHERE = {
+    "test": ("{n} failed in the exercise's own test", "{n} failed in the exercise's own tests"),
+    "grader": ("{n} was an internal grading error", "{n} were internal grading errors"),
+    "infrastructure": (
+        "{n} ran on a grading machine that was lost",
+        "{n} ran on grading machines that were lost",
+    ),
+}
+
+
+def _blamed_elsewhere(counts: dict[str, int]) -> str | None:
+    """The failures not due to the learners' code, in words (None: there are none)."""
+    parts = []
+    for blame, (one, many) in BLAMED_ELSEWHERE.items():
+        n = counts.get(blame, 0)
+        if n:
+            parts.append((one if n == 1 else many).format(n=n))
+    return "; ".join(parts) if parts else None
 
 
 def _learner_filter(value: str | None) -> dict[str, Any]:
@@ -224,6 +246,7 @@ async def exercise_dashboard(
                 "tests": numbers.tests,
                 "chart": _chart(numbers.tests),
                 "failures": report.failures.get(name, []),
+                "blamed_elsewhere": _blamed_elsewhere(numbers.blamed_elsewhere),
                 "retired": name not in exercise.tracks,
             }
         )

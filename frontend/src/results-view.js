@@ -35,6 +35,42 @@ function positive(digits) {
   return Number.isSafeInteger(n) && n >= 1 ? n : null;
 }
 
+// Who is to blame when something went wrong: "learner" (the message speaks to them), or
+// "test" / "grader" / "infrastructure" (not a verdict on their code). Set on a failed test,
+// and on a whole result only when the run failed with no tests; null otherwise, and absent
+// from results stored before it existed.
+export const BLAME_KINDS = ["test", "grader", "infrastructure"];
+
+// What the learner reads beside the message when the fault is not theirs, or null.
+// `scope` is "test" (one test's verdict) or "run" (the whole run, no tests); the way to try
+// again names the button of the mode ("run" or "submit").
+export function blameText(blame, { scope = "test", mode = "submit" } = {}) {
+  const again = mode === "run" ? "Please press Run again." : "Please press Submit again.";
+  switch (blame) {
+    case "test":
+      return scope === "run"
+        ? "This is a problem in the exercise's tests, not in your code. It is counted separately for the instructors."
+        : "This is a problem in the exercise's test, not in your code. It is counted separately for the instructors; your other results stand.";
+    case "grader":
+      return `Drill's grader failed here, so this is not a verdict on your code. ${again}`;
+    case "infrastructure":
+      return scope === "run"
+        ? `The grading machine was lost before grading finished, so this is not a verdict on your code. ${again}`
+        : `The grading machine was lost before this test finished, so this is not a verdict on your code. ${again}`;
+    default:
+      return null; // "learner", null, absent, or a kind this page does not know
+  }
+}
+
+// A test whose failure is not a verdict on the learner's code.
+export const isUnjudged = (test) =>
+  Boolean(test) && (test.status === "fail" || test.status === "error") && BLAME_KINDS.includes(test.blame);
+
+function blameNote(h, blame, options) {
+  const note = blameText(blame, options);
+  return note ? h("p", { className: `blame-note blame-${blame}` }, note) : null;
+}
+
 // Counts that agree with the tests even when the numbers are missing.
 export function counts(result) {
   const tests = Array.isArray(result && result.tests) ? result.tests : [];
@@ -42,16 +78,18 @@ export function counts(result) {
   const passed =
     typeof result.passed === "number" ? result.passed : tests.filter((t) => t.status === "pass").length;
   const notRun = tests.filter((t) => t.status === "not_run").length;
-  return { tests, total, passed, notRun };
+  const unjudged = tests.filter(isUnjudged).length;
+  return { tests, total, passed, notRun, unjudged };
 }
 
-// The heading of a result: "N/M tests passed", or why there are no tests.
+// The heading of a result: "N/M tests passed" (", K could not be judged" when some failures
+// are not verdicts on the code), or why there are no tests.
 export function summaryText(result) {
-  const { tests, total, passed } = counts(result);
+  const { tests, total, passed, unjudged } = counts(result);
   if (wholeStatus(result.status) === "error" && !tests.length) {
     return result.mode === "run" ? "Your code could not run" : "Your code could not be graded";
   }
-  return `${passed}/${total} tests passed`;
+  return `${passed}/${total} tests passed${unjudged ? `, ${unjudged} could not be judged` : ""}`;
 }
 
 export function isFullPass(result) {
@@ -153,24 +191,32 @@ export function renderResult(result, options) {
     );
   }
 
-  // A message on the whole result (a syntax error, an import failure, ...).
-  if (result.message && (status === "error" || !tests.length)) {
-    const line = status === "error" ? errorLine(result.message) : null;
+  // A message on the whole result (a syntax error, an import failure, a lost machine, ...),
+  // and whose fault it was when not the learner's.
+  const runBlame =
+    status === "error" && !tests.length ? blameNote(h, result.blame, { scope: "run", mode: result.mode }) : null;
+  if ((result.message && (status === "error" || !tests.length)) || runBlame) {
+    const line = status === "error" && !runBlame ? errorLine(result.message) : null;
     parts.push(
       h(
         "div",
         { className: "results-message" },
-        h("pre", null, String(result.message)),
+        result.message ? h("pre", null, String(result.message)) : null,
+        runBlame,
         line && onGoToLine ? goToLine(h, line, onGoToLine) : null,
       ),
     );
   }
 
   if (tests.length) {
+    // The first failure of the learner's is open, and every test that could not be judged,
+    // so that its note is in sight.
     let first = true;
     const items = orderTests(tests).map((test) => {
-      const failing = test.status === "fail" || test.status === "error";
-      const item = renderTest(test, { h, expanded: failing && first, onGoToLine, onHint });
+      const unjudged = isUnjudged(test);
+      const failing = (test.status === "fail" || test.status === "error") && !unjudged;
+      const expanded = (failing && first) || unjudged;
+      const item = renderTest(test, { h, expanded, onGoToLine, onHint, mode: result.mode });
       if (failing) first = false;
       return item;
     });
@@ -220,17 +266,23 @@ export function regradeNote(result, h) {
   );
 }
 
-// The line a whole result's message points at, when the editor should mark it.
+// The line a whole result's message points at, when the editor should mark it (not when
+// the run failed through no fault of the code: a line there is not the learner's).
 export function resultLine(result) {
-  return wholeStatus(result.status) === "error" ? errorLine(result.message) : null;
+  if (wholeStatus(result.status) !== "error") return null;
+  if (!(Array.isArray(result.tests) && result.tests.length) && blameText(result.blame)) return null;
+  return errorLine(result.message);
 }
 
 function goToLine(h, line, onGoToLine) {
   return h("button", { type: "button", className: "link-button", onClick: () => onGoToLine(line) }, `Go to line ${line}`);
 }
 
-export function renderTest(test, { h, expanded = false, onGoToLine, onHint }) {
+// mode: the result's ("run" or "submit"), for the way to try again in a blame note.
+export function renderTest(test, { h, expanded = false, onGoToLine, onHint, mode }) {
   const status = testStatus(test.status);
+  // Not a verdict on the code: say so, and point at neither a line of it nor a hint.
+  const unjudged = isUnjudged(test);
   const message = test.message ? String(test.message) : "";
   const output = outputView(test);
   const head = [
@@ -244,9 +296,10 @@ export function renderTest(test, { h, expanded = false, onGoToLine, onHint }) {
   ];
   const body = [];
   if (message) body.push(h("p", { className: "test-message" }, message));
-  const line = status === "error" ? errorLine(message) : null;
+  if (unjudged) body.push(blameNote(h, test.blame, { scope: "test", mode }));
+  const line = status === "error" && !unjudged ? errorLine(message) : null;
   if (line && onGoToLine) body.push(h("p", { className: "test-goto" }, goToLine(h, line, onGoToLine)));
-  if ((status === "fail" || status === "error") && test.hint != null && onHint) {
+  if ((status === "fail" || status === "error") && !unjudged && test.hint != null && onHint) {
     const n = Number(test.hint);
     if (Number.isInteger(n) && n >= 1) {
       body.push(

@@ -21,7 +21,7 @@ from graders.grading.catalog import Exercise
 from graders.grading.isolation import JobLimits
 from graders.grading.jobs import Job, JobOutcome, job_for
 from graders.grading.references import Reference
-from graders.grading.results import GradeResult, Mode
+from graders.grading.results import Blame, GradeResult, Mode
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,8 @@ def grade_with(
     try:
         outcome = run(job, limits)
     except MachineLost as exc:  # a verdict of the infrastructure, stored like any other
-        return ctx.error(str(exc), round((time.perf_counter() - started) * 1000, 1))
+        elapsed = round((time.perf_counter() - started) * 1000, 1)
+        return ctx.error(str(exc), elapsed, Blame.INFRASTRUCTURE)
     result = verdicts.build(ctx, outcome)
     result.duration_ms = round((time.perf_counter() - started) * 1000, 1)
     return result

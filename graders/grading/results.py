@@ -43,6 +43,38 @@ class Status(StrEnum):
     NOT_RUN = "not_run"
 
 
+class Blame(StrEnum):
+    """Who a test's failure (or a whole run's error) is due to. Only ``learner`` is a
+    verdict on the learner's code; the others are counted apart on the dashboard, and
+    the learner is told that their code was not judged."""
+
+    LEARNER = "learner"  # a wrong value, an exception in their code, a limit they hit
+    TEST = "test"  # the exercise's own test failed before or around the learner's code
+    GRADER = "grader"  # an internal grading error: the harness failed
+    INFRASTRUCTURE = "infrastructure"  # a grading machine or sandbox lost mid-job
+
+
+# How the grader's own messages began, before ``blame`` existed, where the blame was not
+# the learner's (a learner's exception text comes after "your code raised", never first).
+# The migration that added the column reads stored rows the same way.
+LEGACY_BLAME_STARTS = (
+    ("the test failed before calling your code", Blame.TEST),
+    ("internal grading error", Blame.GRADER),
+    ("the grading machine was lost", Blame.INFRASTRUCTURE),
+    ("the sandbox stopped unexpectedly", Blame.INFRASTRUCTURE),
+)
+
+
+def legacy_blame(status: str, message: str) -> Blame | None:
+    """The blame of a result stored before results said it, read off its message."""
+    if status not in (Status.FAIL, Status.ERROR):
+        return None
+    for start, blame in LEGACY_BLAME_STARTS:
+        if message.startswith(start):
+            return blame
+    return Blame.LEARNER
+
+
 # What results stored before ``not_run`` existed said of such a test, as an error.
 LEGACY_NOT_RUN = "not run: an earlier test stopped the run"
 NOT_RUN_MESSAGE = "an earlier test ended the run before this test started"
@@ -119,11 +151,18 @@ class TestResult(BaseModel):
     )
     duration_ms: float = 0.0
     hint: int | None = None
+    blame: Blame | None = Field(
+        None,
+        description="Who the failure is due to: learner (a verdict on their code), test "
+        "(the exercise's test failed), grader (an internal grading error) or "
+        "infrastructure (a grading machine lost); null for a passed or not-run test",
+    )
 
     @model_validator(mode="before")
     @classmethod
     def _legacy(cls, data: Any) -> Any:
-        """Results stored before ``not_run`` and ``output_truncated`` read as new ones."""
+        """Results stored before ``not_run``, ``output_truncated`` and ``blame`` read as
+        new ones."""
         if not isinstance(data, dict):
             return data
         if data.get("status") == Status.ERROR and data.get("message") == LEGACY_NOT_RUN:
@@ -131,7 +170,18 @@ class TestResult(BaseModel):
         output = data.get("output")
         if "output_truncated" not in data and isinstance(output, str):
             data = {**data, "output_truncated": TRUNCATION_MARKER in output}
+        if "blame" not in data and isinstance(data.get("message", ""), str):
+            data = {**data, "blame": legacy_blame(data.get("status", ""), data.get("message", ""))}
         return data
+
+    @model_validator(mode="after")
+    def _blamed(self) -> TestResult:
+        """A failure always says who it is due to; a pass or a test not run never does."""
+        if self.status in (Status.PASS, Status.NOT_RUN):
+            self.blame = None
+        elif self.blame is None:
+            self.blame = Blame.LEARNER
+        return self
 
     @model_validator(mode="after")
     def _bounded(self) -> TestResult:
@@ -159,6 +209,30 @@ class GradeResult(BaseModel):
     total: int = 0
     duration_ms: float = 0.0
     tests: list[TestResult] = Field(default_factory=list)
+    blame: Blame | None = Field(
+        None,
+        description="When the whole run failed with no test verdicts (an error with "
+        "``tests`` empty): who that is due to, as a test's ``blame``; null otherwise (each "
+        "test says its own)",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_blame(cls, data: Any) -> Any:
+        """A whole-run error stored before ``blame`` existed: read off its message."""
+        if isinstance(data, dict) and "blame" not in data and not data.get("tests"):
+            message = data.get("message", "")
+            if isinstance(message, str) and data.get("status") == Status.ERROR:
+                data = {**data, "blame": legacy_blame(Status.ERROR, message)}
+        return data
+
+    @model_validator(mode="after")
+    def _run_blamed(self) -> GradeResult:
+        if self.tests or self.status != Status.ERROR:
+            self.blame = None
+        elif self.blame is None:
+            self.blame = Blame.LEARNER
+        return self
 
     @field_validator("message")
     @classmethod

@@ -22,6 +22,7 @@ from graders.grading.results import (
     MAX_OUTPUT_BYTES,
     OUTPUT_LIMIT,
     TRUNCATION_MARKER,
+    Blame,
     GradeResult,
     Mode,
     Status,
@@ -57,8 +58,11 @@ class Context:
     # Each entry point's parameter names (the reference's), to show a failing call.
     parameters: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
-    def error(self, message: str, duration_ms: float = 0.0) -> GradeResult:
-        """A result with no test verdicts: the run as a whole could not be graded."""
+    def error(
+        self, message: str, duration_ms: float = 0.0, blame: Blame = Blame.LEARNER
+    ) -> GradeResult:
+        """A result with no test verdicts: the run as a whole could not be graded, due to
+        ``blame``."""
         return GradeResult(
             exercise=self.exercise_slug,
             track=self.track,
@@ -67,6 +71,7 @@ class Context:
             message=message,
             total=len(self.ids),
             duration_ms=duration_ms,
+            blame=blame,
         )
 
 
@@ -101,7 +106,8 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
     for frame in outcome.frames:
         kind = frame.header.get("type")
         if kind == FrameType.LOAD_ERROR:
-            return ctx.error(_load_error_message(frame.header, ctx), duration)
+            message, blame = _load_error_message(frame.header, ctx)
+            return ctx.error(message, duration, blame)
         if kind == FrameType.TAMPERED:
             return ctx.error(
                 "your code changed the grader's own code or a library function the tests "
@@ -113,7 +119,7 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
         if kind == FrameType.HARNESS_ERROR:
             message = _text(frame.header.get("message"))
             if not message.startswith("MemoryError"):
-                return ctx.error(f"internal grading error: {message}", duration)
+                return ctx.error(f"internal grading error: {message}", duration, Blame.GRADER)
             # The harness ran out of address space that the learner's code had taken
             # (threads' stacks, say): the learner hit the memory limit, the grader did not fail.
             out_of_memory = True
@@ -130,11 +136,14 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
                 )
             results[test_id] = _test_result(ctx, frame, outcome.pids_limited)
 
-    stop = None
+    stop, stop_blame = None, Blame.LEARNER
     if len(results) < len(ctx.ids):
-        stop = _memory_message(ctx.limits) if out_of_memory else _stop_reason(ctx, outcome)
+        if out_of_memory:
+            stop = _memory_message(ctx.limits)
+        else:
+            stop, stop_blame = _stop_reason(ctx, outcome)
     if stop is not None and not code_loaded:
-        return ctx.error(f"{stop} while loading your code", duration)
+        return ctx.error(f"{stop} while loading your code", duration, stop_blame)
     tests: list[TestResult] = []
     stopped_at: str | None = None
     for test_id in ctx.ids:
@@ -147,7 +156,14 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
             # The first unfinished test was running when the job ended: it carries the
             # reason. The ones after it never started.
             tests.append(
-                TestResult(name=name, id=test_id, status=Status.ERROR, message=stop, hint=hint)
+                TestResult(
+                    name=name,
+                    id=test_id,
+                    status=Status.ERROR,
+                    message=stop,
+                    hint=hint,
+                    blame=stop_blame,
+                )
             )
             stopped_at = name
         else:
@@ -158,6 +174,7 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
                     status=Status.NOT_RUN,
                     message=not_run_message(stopped_at or "?"),
                     hint=hint,
+                    blame=None,
                 )
             )
     passed = sum(t.status == Status.PASS for t in tests)
@@ -197,6 +214,9 @@ def _test_result(ctx: Context, frame: wire.Frame, pids_limited: bool = False) ->
         "hint": options.hint,
         "duration_ms": duration or 0.0,
         **_output_size(h, printed, cut or output != printed),
+        # What the learner's code did, unless shown otherwise below. Always said, so that
+        # no message text (which learner code partly writes) is ever read for it.
+        "blame": Blame.LEARNER,
     }
     if duration is None:
         return TestResult(
@@ -249,18 +269,21 @@ def _test_result(ctx: Context, frame: wire.Frame, pids_limited: bool = False) ->
             message=f"{what} cannot be checked: {_text(h.get('message'))}",
         )
     if status == "raised":
-        message, traceback = _exception_message(
+        message, traceback, blame = _exception_message(
             h.get("error"),
             h.get("last_call"),
             ctx.limits,
             _text(h.get("returned"))[:200],
             pids_limited,
         )
-        if call is not None and not message.startswith("the test failed before"):
+        if call is not None and blame is not Blame.TEST:
             message = f"In {call}:\n{message}"
         if traceback:
             output = f"{output}\n{traceback}" if output else traceback
-        return TestResult(**common, status=Status.ERROR, message=message, output=output)
+        return TestResult(
+            **{**common, "blame": blame}, status=Status.ERROR, message=message, output=output
+        )
+    # The harness sends no other status: only a stream written past it gets here.
     return TestResult(
         **common,
         status=Status.ERROR,
@@ -271,7 +294,9 @@ def _test_result(ctx: Context, frame: wire.Frame, pids_limited: bool = False) ->
 
 def _exception_message(
     error: Any, last_call: Any, limits: JobLimits, returned: str = "", pids_limited: bool = False
-) -> tuple[str, str]:
+) -> tuple[str, str, Blame]:
+    """The message and traceback of a test that raised, and who it is due to: the test
+    itself when it failed before calling the learner's code, else the learner."""
     error = error if isinstance(error, dict) else {}
     kind = _text(error.get("type")) or "Exception"
     text = plain_message(_text(error.get("message")))
@@ -280,13 +305,14 @@ def _exception_message(
     code = " ".join(_text(error.get("code"))[:200].split())
     where = f" (line {int(line)}{': ' + code if code else ''})" if isinstance(line, int) else ""
     if kind == "MemoryError" or any(m in text for m in MEMORY_MARKERS):
-        return f"{_memory_message(limits)}{where}", traceback
+        return f"{_memory_message(limits)}{where}", traceback, Blame.LEARNER
     if kind == "OSError" and "File too large" in text:
         return (
             "output limit exceeded: your code wrote more than "
             f"{limits.raw_output_bytes // 1024} KiB "
             f"to stdout/stderr{where}",
             traceback,
+            Blame.LEARNER,
         )
     if pids_limited and kind == "RuntimeError" and "can't start new thread" in text:
         # The job cgroup's pids.max refused it (the server read the kernel's count).
@@ -294,11 +320,16 @@ def _exception_message(
             f"your code started more threads than the limit of {limits.processes} allows "
             f"(RuntimeError: {text}){where}",
             traceback,
+            Blame.LEARNER,
         )
     if kind == "RecursionError":
-        return f"maximum recursion depth exceeded{where}", traceback
+        return f"maximum recursion depth exceeded{where}", traceback, Blame.LEARNER
     if kind == "SystemExit":
-        return f"your code called sys.exit({text}){where}; return a value instead", traceback
+        return (
+            f"your code called sys.exit({text}){where}; return a value instead",
+            traceback,
+            Blame.LEARNER,
+        )
     detail = f"{kind}: {text}" if text else kind
     if kind == "PermissionError" and "Operation not permitted" in text:
         detail += (
@@ -306,11 +337,15 @@ def _exception_message(
             "processes or opening network connections)"
         )
     if error.get("in_learner_code"):
-        return f"your code raised {detail}{where}", traceback
+        return f"your code raised {detail}{where}", traceback, Blame.LEARNER
     if isinstance(last_call, str):
         what = f" ({returned})" if returned else ""
-        return f"the test could not use what {last_call} returned{what}: {detail}", traceback
-    return f"the test failed before calling your code: {detail}", traceback
+        return (
+            f"the test could not use what {last_call} returned{what}: {detail}",
+            traceback,
+            Blame.LEARNER,
+        )
+    return f"the test failed before calling your code: {detail}", traceback, Blame.TEST
 
 
 # Lines of a library's error message that speak to its own users, not to a learner:
@@ -336,7 +371,7 @@ def plain_message(text: str) -> str:
     return result if len(result) <= 600 else result[:599] + "…"
 
 
-def _load_error_message(h: dict[str, Any], ctx: Context) -> str:
+def _load_error_message(h: dict[str, Any], ctx: Context) -> tuple[str, Blame]:
     error = h.get("error") if isinstance(h.get("error"), dict) else {}
     assert isinstance(error, dict)
     kind = _text(error.get("type")) or "Exception"
@@ -344,24 +379,29 @@ def _load_error_message(h: dict[str, Any], ctx: Context) -> str:
         line, col = _number(error.get("line"), 0, 10**7), _number(error.get("col"), 0, 10**7)
         message = f"SyntaxError at line {line}, column {col}: {_text(error.get('message'))}"
     else:
-        message, _ = _exception_message(error, None, ctx.limits)
+        message, _, blame = _exception_message(error, None, ctx.limits)
         message = message.replace("your code raised", "your code raised, while loading,", 1)
-    return message
+        return message, blame
+    return message, Blame.LEARNER
 
 
-def _stop_reason(ctx: Context, outcome: JobOutcome) -> str:
-    """Why the run ended before every test reported."""
+def _stop_reason(ctx: Context, outcome: JobOutcome) -> tuple[str, Blame]:
+    """Why the run ended before every test reported, and who that is due to."""
     limits = ctx.limits
     if outcome.killed_for == "wall":
-        return f"timed out after {limits.wall_seconds:g} s"
+        return f"timed out after {limits.wall_seconds:g} s", Blame.LEARNER
     if outcome.killed_for == "result_size":
-        return f"your result is larger than the limit of {limits.result_bytes // 2**20} MiB"
+        return (
+            f"your result is larger than the limit of {limits.result_bytes // 2**20} MiB",
+            Blame.LEARNER,
+        )
     if outcome.killed_for == "memory":  # the kernel stopped it at the job cgroup's limit
-        return _memory_message(limits)
+        return _memory_message(limits), Blame.LEARNER
     if outcome.worker_lost:
         return (
             "the sandbox stopped unexpectedly while running your code; please submit again "
-            "(if this repeats, something in your code may be stopping it)"
+            "(if this repeats, something in your code may be stopping it)",
+            Blame.INFRASTRUCTURE,
         )
     code = outcome.exit_code
     if code is not None and code < 0:
@@ -370,17 +410,20 @@ def _stop_reason(ctx: Context, outcome: JobOutcome) -> str:
             sig in (signal.SIGXCPU, signal.SIGKILL)
             and outcome.cpu_seconds >= limits.cpu_seconds - 0.5
         ):
-            return f"CPU time limit of {limits.cpu_seconds:g} s exceeded"
+            return f"CPU time limit of {limits.cpu_seconds:g} s exceeded", Blame.LEARNER
         if outcome.maxrss_kb * 1024 >= 0.9 * limits.memory_bytes:
-            return _memory_message(limits)
+            return _memory_message(limits), Blame.LEARNER
         try:
             name = signal.Signals(sig).name
         except ValueError:
             name = f"signal {sig}"
-        return f"crashed with {name}"
+        return f"crashed with {name}", Blame.LEARNER
     if code == 70:
-        return "internal grading error: the sandbox harness failed"
-    return f"your code ended the process (exit status {code}) before the tests finished"
+        return "internal grading error: the sandbox harness failed", Blame.GRADER
+    return (
+        f"your code ended the process (exit status {code}) before the tests finished",
+        Blame.LEARNER,
+    )
 
 
 def _memory_message(limits: JobLimits) -> str:

@@ -231,3 +231,31 @@ def test_wide_boxes_scroll_by_keyboard_and_say_so(
             assert 'tabindex="0"' in box and 'role="region"' in box, box
             assert "aria-label=" in box or "aria-labelledby=" in box, box
         assert page.count('class="scroll-cue"') == len(boxes)
+
+
+def test_failures_not_the_learners_doing_are_said_apart(tmp_path: Any) -> None:
+    """The exercise page says, per track and in each test's bar, which failures were not
+    due to the learners' code; a track without any says nothing of it."""
+    from graders.grading.results import Blame, GradeResult, Status, TestResult
+
+    def failing(blame: Blame) -> GradeResult:
+        test = TestResult(
+            name="saves_inputs", id="saves_inputs", status=Status.ERROR, message="m", blame=blame
+        )
+        return GradeResult(
+            exercise=GC, track="numpy", mode="submit", status=Status.FAIL, message="", tests=[test]
+        )
+
+    with client_for(tmp_path, backend=ReferenceOnlyBackend(), instructor_token=TOKEN) as client:
+        client.cookies.set(instructor_auth.COOKIE, cookie_for(TOKEN))
+        store = client.app.state.service.store  # type: ignore[attr-defined]
+        version = client.app.state.service.exercise(GC).version  # type: ignore[attr-defined]
+        store.save_submission(ADA, failing(Blame.LEARNER), "x = 1", version)
+        page = html.unescape(client.get(PAGE).text)
+        assert "blamed-elsewhere" not in page and "not the learners' doing" not in page.lower()
+        for blame in (Blame.TEST, Blame.TEST, Blame.INFRASTRUCTURE):
+            store.save_submission(BOB, failing(blame), "x = 1", version)
+        page = html.unescape(client.get(PAGE).text)
+        said = "2 failed in the exercise's own tests; 1 ran on a grading machine that was lost"
+        assert f"Not the learners' doing, and counted in the failures below: {said}." in page
+        assert f"4 failures in 4 runs (not the learners' doing: {said})" in page

@@ -163,8 +163,22 @@ def test_a_database_from_before_migrations_is_stamped_and_filled(tmp_path: Path)
         body = plain(stats.exercise_stats(store, GC, today))
         # The test that never ran (an error, as earlier code stored it) is not_run now.
         assert body["tracks"]["numpy"]["tests"] == [
-            {"id": "first_id", "name": "first", "runs": 3, "failures": 2, "not_run": 0},
-            {"id": "second_id", "name": "second", "runs": 2, "failures": 2, "not_run": 1},
+            {
+                "id": "first_id",
+                "name": "first",
+                "runs": 3,
+                "failures": 2,
+                "not_run": 0,
+                "blamed_elsewhere": {},
+            },
+            {
+                "id": "second_id",
+                "name": "second",
+                "runs": 2,
+                "failures": 2,
+                "not_run": 1,
+                "blamed_elsewhere": {},
+            },
         ]
         failures = plain(stats.common_failures(store, GC, {"numpy": []}))["numpy"]
         assert failures == [
@@ -222,6 +236,47 @@ def test_the_not_run_revision_rewrites_old_rows_and_back(empty_url: str) -> None
                 ("a", "error", "boom"),
                 ("b", "error", LEGACY_NOT_RUN),
             ]
+    finally:
+        engine.dispose()
+
+
+def test_the_blame_revision_reads_old_failures_off_the_graders_own_words(empty_url: str) -> None:
+    engine = create_engine(empty_url)
+    tests_table = SubmissionTestRow.__table__
+    row = {"submission_id": "s1", "exercise": GC, "mode": "submit", "track": "numpy"}
+    stored = [
+        ("pass", None, None),
+        ("not_run", NOT_RUN_MESSAGE, None),
+        ("fail", "expected 3, got 4", "learner"),
+        ("error", "your code raised ValueError: internal grading error (line 2)", "learner"),
+        ("error", "the test failed before calling your code: KeyError: 'x'", "test"),
+        ("error", "internal grading error: the sandbox harness failed", "grader"),
+        ("error", "the sandbox stopped unexpectedly while running your code", "infrastructure"),
+        ("error", "the grading machine was lost while running your code", "infrastructure"),
+    ]
+    try:
+        with engine.begin() as connection:
+            command.upgrade(migrate.config(connection), "0004")
+            connection.execute(
+                SubmissionRow.__table__.insert(),
+                {"id": "s1", "learner": "l", "exercise": GC, "track": "numpy",
+                 "mode": "submit", "exercise_version": "v", "status": "fail", "passed": 0,
+                 "total": 2, "duration_ms": 1.0, "created_at": datetime.now(UTC),
+                 "code": "", "result": {}},
+            )  # fmt: skip
+            connection.execute(
+                tests_table.insert(),
+                [
+                    {**row, "test": f"t{i}", "position": i, "status": status, "message": message}
+                    for i, (status, message, _) in enumerate(stored)
+                ],
+            )
+        migrate.upgrade(engine)
+        query = select(tests_table.c.blame).order_by(tests_table.c.position)
+        with engine.connect() as connection:
+            assert connection.execute(query).scalars().all() == [b for *_, b in stored]
+        with engine.begin() as connection:
+            command.downgrade(migrate.config(connection), "0004")
     finally:
         engine.dispose()
 

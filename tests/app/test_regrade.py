@@ -274,7 +274,14 @@ def test_a_renamed_test_keeps_its_numbers(store: Store) -> None:
         store.save_submission("a", result, "code", "v1")
     body = plain(stats.exercise_stats(store, GC, {"numpy": [("saves_inputs", "new wording")]}))
     assert body["tracks"]["numpy"]["tests"] == [
-        {"id": "saves_inputs", "name": "new wording", "runs": 2, "failures": 2, "not_run": 0}
+        {
+            "id": "saves_inputs",
+            "name": "new wording",
+            "runs": 2,
+            "failures": 2,
+            "not_run": 0,
+            "blamed_elsewhere": {},
+        }
     ]
     (failure,) = plain(
         stats.common_failures(store, GC, {"numpy": [("saves_inputs", "new wording")]})

@@ -25,6 +25,7 @@ from graders.grading.results import (
     OUTPUT_LIMIT,
     SUBMISSION_OUTPUT_BYTES,
     TRUNCATION_MARKER,
+    Blame,
     GradeResult,
     Status,
     TestResult,
@@ -217,9 +218,30 @@ def test_tests_that_did_not_run_are_neither_runs_nor_failures(store: Store) -> N
         "numpy"
     ]
     assert numpy["tests"] == [
-        {"id": "first", "name": "first", "runs": 2, "failures": 1, "not_run": 0},
-        {"id": "second", "name": "second", "runs": 1, "failures": 1, "not_run": 1},
-        {"id": "third", "name": "third", "runs": 1, "failures": 0, "not_run": 1},
+        {
+            "id": "first",
+            "name": "first",
+            "runs": 2,
+            "failures": 1,
+            "not_run": 0,
+            "blamed_elsewhere": {},
+        },
+        {
+            "id": "second",
+            "name": "second",
+            "runs": 1,
+            "failures": 1,
+            "not_run": 1,
+            "blamed_elsewhere": {},
+        },
+        {
+            "id": "third",
+            "name": "third",
+            "runs": 1,
+            "failures": 0,
+            "not_run": 1,
+            "blamed_elsewhere": {},
+        },
     ]
     assert plain(stats.common_failures(store, GC, track_tests({"numpy": REFERENCE})))["numpy"] == [
         {"message": "timed out after 10 s", "count": 1, "test": "first", "test_id": "first"},
@@ -244,15 +266,47 @@ def test_statistics_count_submits_and_each_test(store: Store) -> None:
                 "submissions": 4,
                 "passed": 1,
                 "tests": [
-                    {"id": "first", "name": "first", "runs": 4, "failures": 2, "not_run": 0},
-                    {"id": "second", "name": "second", "runs": 4, "failures": 3, "not_run": 0},
-                    {"id": "third", "name": "third", "runs": 4, "failures": 2, "not_run": 0},
+                    {
+                        "id": "first",
+                        "name": "first",
+                        "runs": 4,
+                        "failures": 2,
+                        "not_run": 0,
+                        "blamed_elsewhere": {},
+                    },
+                    {
+                        "id": "second",
+                        "name": "second",
+                        "runs": 4,
+                        "failures": 3,
+                        "not_run": 0,
+                        "blamed_elsewhere": {},
+                    },
+                    {
+                        "id": "third",
+                        "name": "third",
+                        "runs": 4,
+                        "failures": 2,
+                        "not_run": 0,
+                        "blamed_elsewhere": {},
+                    },
                 ],
+                "blamed_elsewhere": {},
             },
             "torch": {
                 "submissions": 0,
                 "passed": 0,
-                "tests": [{"id": "t1", "name": "t1", "runs": 0, "failures": 0, "not_run": 0}],
+                "tests": [
+                    {
+                        "id": "t1",
+                        "name": "t1",
+                        "runs": 0,
+                        "failures": 0,
+                        "not_run": 0,
+                        "blamed_elsewhere": {},
+                    }
+                ],
+                "blamed_elsewhere": {},
             },
         },
     }
@@ -274,7 +328,17 @@ def test_tests_and_tracks_seen_only_in_older_results_follow(store: Store) -> Non
     assert body["tracks"]["jax"] == {
         "submissions": 1,
         "passed": 1,
-        "tests": [{"id": "gone", "name": "gone", "runs": 1, "failures": 0, "not_run": 0}],
+        "tests": [
+            {
+                "id": "gone",
+                "name": "gone",
+                "runs": 1,
+                "failures": 0,
+                "not_run": 0,
+                "blamed_elsewhere": {},
+            }
+        ],
+        "blamed_elsewhere": {},
     }
 
 
@@ -340,7 +404,14 @@ def test_statistics_read_the_table_not_the_results(store: Store) -> None:
         "numpy"
     ]
     assert numpy["tests"] == [
-        {"id": "first", "name": "first", "runs": 1, "failures": 1, "not_run": 0}
+        {
+            "id": "first",
+            "name": "first",
+            "runs": 1,
+            "failures": 1,
+            "not_run": 0,
+            "blamed_elsewhere": {},
+        }
     ]
 
 
@@ -476,3 +547,38 @@ def test_database_errors_let_other_errors_through() -> None:
     assert raised.value is duplicate
     with database_errors():
         pass  # nothing raised, nothing to translate
+
+
+def test_failures_not_the_learners_doing_are_counted_apart(store: Store) -> None:
+    """Every failure counts in ``failures``; those due to the exercise's test, the grader
+    or a lost machine are also counted by blame, per test and per track (whole runs too).
+    The blame stored is the result's, never read off a message a learner's code wrote."""
+
+    def result(blames: dict[str, tuple[str, Blame]]) -> GradeResult:
+        found = [
+            TestResult(name=n, id=n, status=Status.ERROR, message=m, blame=b)
+            for n, (m, b) in blames.items()
+        ]
+        return GradeResult(
+            exercise=GC, track="numpy", mode="submit", status=Status.FAIL, message="", tests=found
+        )
+
+    save(store, result({"first": ("internal grading error (my words)", Blame.LEARNER)}))
+    save(store, result({"first": ("KeyError", Blame.TEST), "second": ("lost", Blame.TEST)}))
+    save(store, result({"second": ("the sandbox stopped", Blame.INFRASTRUCTURE)}))
+    lost = GradeResult(
+        exercise=GC,
+        track="numpy",
+        mode="submit",
+        status=Status.ERROR,
+        message="the grading machine was lost",
+        blame=Blame.INFRASTRUCTURE,
+    )
+    save(store, lost)
+    save(store, result({"first": ("a Run", Blame.GRADER)}).model_copy(update={"mode": "run"}))
+    numpy = plain(stats.exercise_stats(store, GC, track_tests({"numpy": ["first", "second"]})))
+    numpy = numpy["tracks"]["numpy"]
+    first, second = numpy["tests"]
+    assert (first["failures"], first["blamed_elsewhere"]) == (2, {"test": 1})
+    assert (second["failures"], second["blamed_elsewhere"]) == (2, {"test": 1, "infrastructure": 1})
+    assert numpy["blamed_elsewhere"] == {"test": 2, "infrastructure": 2}

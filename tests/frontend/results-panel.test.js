@@ -239,6 +239,71 @@ describe("the results panel", () => {
   });
 });
 
+describe("a failure that is not a verdict on the code", () => {
+  test("a test blamed on the grader: its note in the panel, next to its message", () => {
+    const blamed = result({
+      status: "error",
+      passed: 2,
+      total: 3,
+      tests: [
+        { name: "shapes", status: "pass", message: "", output: "", duration_ms: 1, hint: null, blame: null },
+        { name: "values", status: "error", message: "internal grading error", output: "", duration_ms: 2, hint: 2, blame: "grader" },
+        { name: "dtype", status: "pass", message: "", output: "", duration_ms: 1, hint: null, blame: null },
+      ],
+    });
+    const { ui, panel } = setUp({ latest: { result: blamed, code: CODE } });
+    panel.renderResults();
+    assert.equal(text(heading(ui)), "2/3 tests passed, 1 could not be judged");
+    const [values] = items(ui);
+    assert.deepEqual(
+      findAll(values, byClass("test-body")).map(text),
+      ["internal grading errorDrill's grader failed here, so this is not a verdict on your code. Please press Submit again."],
+    );
+    assert.equal(findAll(ui.body.children, byClass("blame-grader")).length, 1);
+  });
+
+  test("a whole run lost with its machine: the note with the message, no line marked", () => {
+    const lost = result({
+      status: "error",
+      passed: 0,
+      total: 0,
+      tests: [],
+      message: "the grading machine was lost at line 2 of its job",
+      blame: "infrastructure",
+    });
+    const { ui, log, panel } = setUp({ latest: { result: lost, code: CODE } });
+    panel.renderResults();
+    assert.equal(text(heading(ui)), "Your code could not be graded");
+    const [message] = findAll(ui.body.children, byClass("results-message"));
+    assert.equal(
+      text(message),
+      "the grading machine was lost at line 2 of its job" +
+        "The grading machine was lost before grading finished, so this is not a verdict on your code. Please press Submit again.",
+    );
+    assert.deepEqual(findAll(message, byTag("button")), []);
+    assert.deepEqual(log.marked, [null], "no line of the learner's code is marked");
+  });
+
+  test("an earlier attempt stored before blame existed: no note", () => {
+    const old = result({
+      status: "error",
+      passed: 2,
+      total: 3,
+      tests: [
+        { name: "shapes", status: "pass", message: "", output: "", duration_ms: 1, hint: null },
+        { name: "values", status: "error", message: "internal grading error", output: "", duration_ms: 2, hint: null },
+      ],
+    });
+    const row = { id: "r1", mode: "submit", status: "error", passed: 2, total: 3, created_at: "2020-01-05T10:00:00+00:00" };
+    const { ui, panel } = setUp({ viewing: { result: old, code: CODE, row } });
+    panel.renderResults();
+    assert.equal(ui.attemptBanner.hidden, false);
+    assert.equal(text(heading(ui)), "2/3 tests passed");
+    assert.deepEqual(findAll(ui.body.children, byClass("blame-note")), []);
+    assert.doesNotMatch(text(ui.body), /not a verdict|not in your code/);
+  });
+});
+
 describe("an earlier attempt chosen in the history", () => {
   let doc;
   beforeEach(() => {

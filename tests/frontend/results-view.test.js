@@ -233,3 +233,131 @@ describe("a regraded result", () => {
     assert.deepEqual(findAll(render(result({ regrade: null })), byClass("results-regrade")), []);
   });
 });
+
+describe("who is to blame", () => {
+  const NOT_YOURS = "not a verdict on your code";
+  const failed = (name, blame, message = "values differ") => {
+    const t = { name, status: blame === "learner" ? "fail" : "error", message, output: "", duration_ms: 1, hint: 1 };
+    if (blame !== undefined) t.blame = blame;
+    return t;
+  };
+  const oneFailure = (blame, overrides = {}) =>
+    result({ status: "error", passed: 1, total: 2, tests: [{ ...passing("first"), blame: null }, failed("second", blame)], ...overrides });
+  const notes = (nodes) => findAll(nodes, byClass("blame-note"));
+  const item = (nodes, name) => findAll(nodes, byTag("li")).find((li) => text(findAll(li, byClass("test-name"))[0]) === name);
+
+  test("a failure of the learner's: no note, the heading as before", () => {
+    const nodes = render(oneFailure("learner"), { onHint: () => {} });
+    assert.deepEqual(notes(nodes), []);
+    assert.doesNotMatch(text(nodes), /not in your code|not a verdict/);
+    assert.equal(text(findAll(nodes, byTag("h2"))[0]), "1/2 tests passed");
+    assert.equal(text(findAll(nodes, byTag("a"))[0]), "Hint 1 may help");
+  });
+
+  const cases = [
+    [
+      "test",
+      "This is a problem in the exercise's test, not in your code. It is counted separately for the instructors; your other results stand.",
+    ],
+    ["grader", `Drill's grader failed here, so this is ${NOT_YOURS}. Please press Submit again.`],
+    [
+      "infrastructure",
+      `The grading machine was lost before this test finished, so this is ${NOT_YOURS}. Please press Submit again.`,
+    ],
+  ];
+  for (const [blame, said] of cases) {
+    test(`a test blamed on the ${blame}: the note beside its message, in its text`, () => {
+      const nodes = render(oneFailure(blame), { onHint: () => {}, onGoToLine: () => {} });
+      const [note] = notes(nodes);
+      assert.ok(note, "a blame note");
+      assert.equal(notes(nodes).length, 1);
+      assert.equal(note.tag, "p");
+      assert.equal(note.props.className, `blame-note blame-${blame}`);
+      assert.equal(text(note), said);
+      const li = item(nodes, "second");
+      // Part of the test's own text, right after its message, in an open details.
+      assert.ok(text(li).includes(`values differ${said}`), text(li));
+      assert.equal(findAll(li, byClass("test-details"))[0].props.open, true);
+      // Not a verdict: no hint offered for it; the heading says one could not be judged.
+      assert.equal(findAll(li, byTag("a")).length, 0);
+      assert.equal(text(findAll(nodes, byTag("h2"))[0]), "1/2 tests passed, 1 could not be judged");
+    });
+  }
+
+  test("a Run says to press Run again", () => {
+    const [note] = notes(render(oneFailure("grader", { mode: "run" })));
+    assert.equal(text(note), `Drill's grader failed here, so this is ${NOT_YOURS}. Please press Run again.`);
+  });
+
+  test("a test that could not be judged leaves the learner's first failure open", () => {
+    const mixed = result({
+      status: "error",
+      passed: 0,
+      total: 3,
+      tests: [failed("broken", "test", "the test failed before calling your code: KeyError"), failed("mine", "learner"), failed("other", "learner")],
+    });
+    const nodes = render(mixed);
+    assert.deepEqual(
+      ["broken", "mine", "other"].map((name) => findAll(item(nodes, name), byClass("test-details"))[0].props.open),
+      [true, true, false],
+    );
+    assert.deepEqual(notes(nodes).map((n) => n.props.className), ["blame-note blame-test"]);
+    assert.equal(text(findAll(nodes, byTag("h2"))[0]), "0/3 tests passed, 1 could not be judged");
+  });
+
+  test("a whole run lost with the grading machine: the note with the run's message, no line offered", () => {
+    const message = "the grading machine was lost while grading (line 3 of the job)";
+    const lost = result({ status: "error", tests: [], passed: 0, total: 0, message, blame: "infrastructure" });
+    const nodes = render(lost, { onGoToLine: () => {} });
+    assert.equal(text(findAll(nodes, byTag("h2"))[0]), "Your code could not be graded");
+    const [box] = findAll(nodes, byClass("results-message"));
+    assert.equal(text(findAll(box, byTag("pre"))[0]), message);
+    const [note] = notes(box);
+    assert.equal(note.props.className, "blame-note blame-infrastructure");
+    assert.equal(
+      text(note),
+      `The grading machine was lost before grading finished, so this is ${NOT_YOURS}. Please press Submit again.`,
+    );
+    assert.equal(text(box), message + text(note));
+    assert.equal(findAll(box, byTag("button")).length, 0, "no line of the learner's to go to");
+    assert.equal(resultLine(lost), null);
+  });
+
+  test("a whole run blamed on the exercise's tests or the grader", () => {
+    const base = { status: "error", tests: [], passed: 0, total: 0, message: "internal grading error" };
+    assert.equal(
+      text(notes(render(result({ ...base, blame: "test" })))[0]),
+      "This is a problem in the exercise's tests, not in your code. It is counted separately for the instructors.",
+    );
+    assert.equal(
+      text(notes(render(result({ ...base, blame: "grader", mode: "run" })))[0]),
+      `Drill's grader failed here, so this is ${NOT_YOURS}. Please press Run again.`,
+    );
+  });
+
+  test("a syntax error is the learner's: no note, its line still offered", () => {
+    const broken = result({ status: "error", tests: [], passed: 0, total: 0, message: "SyntaxError at line 4, column 2: invalid syntax", blame: "learner" });
+    const nodes = render(broken, { onGoToLine: () => {} });
+    assert.deepEqual(notes(nodes), []);
+    assert.equal(text(findAll(nodes, byTag("button"))[0]), "Go to line 4");
+    assert.equal(resultLine(broken), 4);
+  });
+
+  test("a result stored before blame existed: no note", () => {
+    const old = result({ status: "error", passed: 1, total: 2, tests: [passing("first"), failed("second", undefined, "internal grading error")] });
+    assert.ok(!("blame" in old) && !("blame" in old.tests[1]));
+    const nodes = render(old, { onHint: () => {} });
+    assert.deepEqual(notes(nodes), []);
+    assert.doesNotMatch(text(nodes), /not in your code|not a verdict|could not be judged/);
+    assert.equal(text(findAll(nodes, byTag("a"))[0]), "Hint 1 may help");
+    const oldRun = result({ status: "error", tests: [], passed: 0, total: 0, message: "the grading machine was lost" });
+    assert.deepEqual(notes(render(oldRun)), []);
+  });
+
+  test("a blame this page does not know, or on a pass, shows nothing", () => {
+    assert.deepEqual(notes(render(oneFailure("gremlins"))), []);
+    const odd = result({ status: "pass", passed: 2, total: 2, tests: [{ ...passing("a"), blame: "grader" }, passing("b")] });
+    assert.deepEqual(notes(render(odd)), []);
+    assert.equal(summaryText(odd), "2/2 tests passed");
+  });
+});
