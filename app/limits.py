@@ -12,6 +12,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Protocol
 
 from sqlalchemy import text
@@ -69,12 +70,15 @@ class RateLimiter:
 # last take, capped at the burst; take a token only if one is there. The DO UPDATE's
 # WHERE leaves a bucket without a token as it is, so the statement returns a row exactly
 # when a token was taken. The row lock of ON CONFLICT makes concurrent takes from any
-# node queue up on the bucket: none can read a token another one took.
+# node queue up on the bucket: none can read a token another one took. ``:now`` is null
+# but in tests, which give the time instead of reading a clock.
 _TAKE = {
     # One round trip: the taking upsert in a CTE; the outer SELECT says whether it took a
     # token and, for a refusal, how many the bucket holds (for Retry-After).
     "postgresql": """
-WITH clock AS (SELECT extract(epoch FROM clock_timestamp())::float8 AS now),
+WITH clock AS (
+    SELECT coalesce(CAST(:now AS float8), extract(epoch FROM clock_timestamp())::float8) AS now
+),
 taken AS (
     INSERT INTO rate_buckets AS b (client, tokens, stamp)
     SELECT :client, :burst - 1, now FROM clock
@@ -92,7 +96,7 @@ SELECT EXISTS (SELECT FROM taken),
     # modify, so a refusal reads the bucket afterwards (only for Retry-After).
     "sqlite": """
 INSERT INTO rate_buckets AS b (client, tokens, stamp)
-VALUES (:client, :burst - 1, (julianday('now') - 2440587.5) * 86400.0)
+VALUES (:client, :burst - 1, coalesce(:now, (julianday('now') - 2440587.5) * 86400.0))
 ON CONFLICT (client) DO UPDATE
     SET tokens = min(:burst, b.tokens + (excluded.stamp - b.stamp) * :rate) - 1,
         stamp = excluded.stamp
@@ -101,15 +105,16 @@ RETURNING 1, NULL
 """,
 }
 _SQLITE_TOKENS = text(
-    "SELECT min(:burst, tokens + ((julianday('now') - 2440587.5) * 86400.0 - stamp) * :rate) "
+    "SELECT min(:burst, tokens + "
+    "(coalesce(:now, (julianday('now') - 2440587.5) * 86400.0) - stamp) * :rate) "
     "FROM rate_buckets WHERE client = :client"
 )
 # A bucket idle for a full refill is full: deleting it changes nothing but the table's size.
 _PRUNE = {
-    "postgresql": "DELETE FROM rate_buckets "
-    "WHERE stamp < extract(epoch FROM clock_timestamp()) - :refill",
+    "postgresql": "DELETE FROM rate_buckets WHERE stamp < "
+    "coalesce(CAST(:now AS float8), extract(epoch FROM clock_timestamp())) - :refill",
     "sqlite": "DELETE FROM rate_buckets "
-    "WHERE stamp < (julianday('now') - 2440587.5) * 86400.0 - :refill",
+    "WHERE stamp < coalesce(:now, (julianday('now') - 2440587.5) * 86400.0) - :refill",
 }
 
 
@@ -118,7 +123,15 @@ class DatabaseRateLimiter:
     on the database. A check is one statement (on PostgreSQL 15, on loopback: about
     0.6 ms, measured by bench/rate_limit.py)."""
 
-    def __init__(self, store: Store, per_minute: float, burst: int) -> None:
+    def __init__(
+        self,
+        store: Store,
+        per_minute: float,
+        burst: int,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        """``clock``: seconds since the epoch, for tests; by default the database's own
+        clock, which every node shares."""
         if store.dialect not in _TAKE:
             raise ValueError(f"no shared rate limiter for {store.dialect}")
         self.store = store
@@ -130,9 +143,18 @@ class DatabaseRateLimiter:
         self._take = text(_TAKE[store.dialect])
         self._prune = text(_PRUNE[store.dialect])
         self._next_prune = time.monotonic() + PRUNE_EVERY
+        self.clock = clock
+
+    def _now(self) -> float | None:
+        return None if self.clock is None else self.clock()
 
     def check(self, client: str) -> None:
-        params = {"client": client[:CLIENT_CHARS], "burst": self.burst, "rate": self.rate}
+        params = {
+            "client": client[:CLIENT_CHARS],
+            "burst": self.burst,
+            "rate": self.rate,
+            "now": self._now(),
+        }
         with database_errors():
             with self._engine.connect() as connection:
                 row = connection.execute(self._take, params).first()
@@ -149,7 +171,9 @@ class DatabaseRateLimiter:
         """Delete the buckets idle for longer than a full refill; return how many."""
         self._next_prune = time.monotonic() + PRUNE_EVERY
         with self._engine.connect() as connection:
-            deleted = connection.execute(self._prune, {"refill": self.burst / self.rate})
+            deleted = connection.execute(
+                self._prune, {"refill": self.burst / self.rate, "now": self._now()}
+            )
         return int(deleted.rowcount)
 
 

@@ -4,7 +4,6 @@ and on a real PostgreSQL: the same calls must give the same answers on both."""
 from __future__ import annotations
 
 import sqlite3
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -431,49 +430,61 @@ def test_the_reference_cache_keeps_the_first_save(store: Store) -> None:
 # --- the shared rate limiter ---
 
 
+class Clock:
+    """Seconds since the epoch, moved by hand: the limiter's refills without sleeping and
+    without the database's clock."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_the_database_limiter_admits_a_burst_then_refills(store: Store) -> None:
-    # A token per 10 s, and the refill made by moving the bucket's stamp back rather than
-    # by sleeping: only a 8 s stall between two checks could change what is asserted.
-    limiter = DatabaseRateLimiter(store, per_minute=6, burst=2)
+    clock = Clock()
+    limiter = DatabaseRateLimiter(store, per_minute=6, burst=2, clock=clock)  # a token per 10 s
     limiter.check("10.0.0.1")
     limiter.check("10.0.0.1")
     with pytest.raises(RateLimited) as refused:
         limiter.check("10.0.0.1")
-    assert 1 <= refused.value.retry_after <= 10
+    assert refused.value.retry_after == 10
     limiter.check("10.0.0.2")  # a bucket per client
-    with store.engine.begin() as connection:  # 12 s later: 1.2 tokens
-        connection.execute(
-            update(RateBucketRow)
-            .where(RateBucketRow.client == "10.0.0.1")
-            .values(stamp=RateBucketRow.stamp - 12)
-        )
+    clock.now += 12  # 1.2 tokens
     limiter.check("10.0.0.1")
-    with pytest.raises(RateLimited):
+    with pytest.raises(RateLimited) as refused:
         limiter.check("10.0.0.1")
+    assert refused.value.retry_after == 8  # 0.2 of a token left: 8 s to the next
+    clock.now += 8
+    limiter.check("10.0.0.1")
 
 
 def test_a_refused_check_takes_nothing_and_says_how_long(store: Store) -> None:
-    limiter = DatabaseRateLimiter(store, per_minute=1, burst=1)  # a token a minute
+    clock = Clock()
+    limiter = DatabaseRateLimiter(store, per_minute=1, burst=1, clock=clock)  # a token a minute
     limiter.check("c")
     waits = []
     for _ in range(3):
+        clock.now += 1
         with pytest.raises(RateLimited) as refused:
             limiter.check("c")
         waits.append(refused.value.retry_after)
-    assert all(55 <= wait <= 60 for wait in waits), waits
-    assert waits == sorted(waits, reverse=True)  # refusals do not push it back
+    assert waits == [59, 58, 57]  # refusals do not push it back
 
 
 def test_idle_buckets_are_pruned(store: Store) -> None:
-    limiter = DatabaseRateLimiter(store, per_minute=60, burst=5)  # full after 5 s idle
+    clock = Clock()
+    limiter = DatabaseRateLimiter(store, per_minute=60, burst=5, clock=clock)  # full in 5 s
     limiter.check("recent")
     with store.engine.begin() as connection:
         connection.execute(
-            insert(RateBucketRow), [{"client": "idle", "tokens": 0.0, "stamp": time.time() - 6}]
+            insert(RateBucketRow), [{"client": "idle", "tokens": 0.0, "stamp": clock.now - 6}]
         )
     assert limiter.prune() == 1
     with store.engine.connect() as connection:
         assert connection.execute(select(RateBucketRow.client)).scalars().all() == ["recent"]
+    clock.now += 6
+    assert limiter.prune() == 1  # "recent" is idle for a full refill now
 
 
 def test_the_factory_shares_buckets_only_on_postgresql(store: Store, tmp_path: Path) -> None:
