@@ -73,8 +73,8 @@ def _files(slug: str, tracks: list[str], order: int) -> dict[str, str]:
             f"{MARKER}: one test per rule of the statement; each returns a dict of named\n"
             'observations that the server compares with the reference solution\'s."""\n\n'
             f"import {lib}\n\n"
-            "from graders.sandbox.testing import test\n\n\n"
-            '@test("the worked example", example=True, hint=1)\n'
+            "from graders.sandbox.testing import example, test\n\n\n"
+            '@example("the worked example", hint=1)\n'
             "def worked_example(t):\n"
             f'    return {{"output": t.call("{name}", {make}([1.0, 2.0, 3.0]))}}\n\n\n'
             '@test("a two-row input", hint=1, reveal="summary")\n'

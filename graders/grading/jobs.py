@@ -361,21 +361,18 @@ def compiled_tests(source: str, examples_only: bool = False) -> bytes:
 
 
 def _hidden_test(node: ast.stmt) -> bool:
-    """A function registered with ``@test(...)`` whose ``example=`` is not literally True.
+    """A function registered with ``@test(...)``: a hidden test (a visible example is an
+    ``@example(...)``, which stays).
 
     A Run job carries only the examples: the hidden tests' code, names and inputs never
     reach a process that runs learner code outside a Submit."""
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return False
     for decorator in node.decorator_list:
-        call = decorator if isinstance(decorator, ast.Call) else None
-        func = call.func if call is not None else decorator
+        func = decorator.func if isinstance(decorator, ast.Call) else decorator
         name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-        if name != "test":
-            continue
-        keywords = call.keywords if call is not None else []
-        example = next((k.value for k in keywords if k.arg == "example"), None)
-        return not (isinstance(example, ast.Constant) and example.value is True)
+        if name == "test":
+            return True
     return False
 
 

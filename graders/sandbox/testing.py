@@ -8,15 +8,20 @@ never write expected values.
 
 Examples
 --------
-A test in ``exercises/<slug>/<track>/tests.py``::
+Tests in ``exercises/<slug>/<track>/tests.py``: ``@example`` for a visible example, run
+by Run, and ``@test`` for a hidden test, run by Submit::
 
     import numpy as np
-    from graders.sandbox.testing import test
+    from graders.sandbox.testing import example, test
 
-    @test("doubles every element", example=True, hint=1)
+    @example("doubles every element", hint=1)
     def doubles(t):
         x = np.arange(4.0)
         return {"result": t.call("double", x)}
+
+    @test("doubles an empty array", hint=1)
+    def empty(t):
+        return {"result": t.call("double", np.zeros(0))}
 
 Observations can be arrays, tensors (compared with dtype, shape, values, ``requires_grad``
 and whether they have a ``grad_fn``), numbers, strings, lists, tuples, dicts (keys first),
@@ -60,7 +65,16 @@ try:
 except ImportError:  # pragma: no cover - torch is a runtime dependency
     torch = None  # type: ignore[assignment]
 
-__all__ = ["Calls", "Kept", "MissingEntryPoint", "Scenario", "TestSpec", "case_key", "test"]
+__all__ = [
+    "Calls",
+    "Kept",
+    "MissingEntryPoint",
+    "Scenario",
+    "TestSpec",
+    "case_key",
+    "example",
+    "test",
+]
 
 
 Reveal = Literal["full", "summary", "none"]
@@ -131,10 +145,13 @@ class TestSpec:
 REGISTRY: list[TestSpec] = []
 
 
+Scenario_ = Callable[["Scenario"], dict[str, Any]]
+_NOT_GIVEN: Any = object()
+
+
 def test(
     name: str,
     *,
-    example: bool = False,
     hint: int | None = None,
     rtol: float = 1e-5,
     atol: float = 1e-8,
@@ -142,8 +159,10 @@ def test(
     reveal: Reveal = "full",
     id: str | None = None,
     per_learner: bool = False,
-) -> Callable[[Callable[[Scenario], dict[str, Any]]], Callable[[Scenario], dict[str, Any]]]:
-    """Register a scenario as a test case (see :class:`TestSpec` for the options).
+    example: Any = _NOT_GIVEN,
+) -> Callable[[Scenario_], Scenario_]:
+    """Register a scenario as a hidden test, run by Submit (see :class:`TestSpec` for
+    the options). A visible example, run by Run, is an :func:`example` instead.
 
     Examples
     --------
@@ -151,19 +170,58 @@ def test(
     ... def empty(t):
     ...     return {"output": t.call("double", np.zeros(3))}
     """
+    if example is not _NOT_GIVEN:
+        raise TypeError(
+            f"test {name!r}: write a visible example as @example({name!r}, ...) instead of "
+            "@test(..., example=...); @test is always a hidden test"
+        )
+    options = {"hint": hint, "rtol": rtol, "atol": atol, "exact_dtype": exact_dtype}
+    return _registering(name, id, False, reveal, per_learner, options)
 
-    def register(fn: Callable[[Scenario], dict[str, Any]]) -> Callable[[Scenario], dict[str, Any]]:
+
+def example(
+    name: str,
+    *,
+    hint: int | None = None,
+    rtol: float = 1e-5,
+    atol: float = 1e-8,
+    exact_dtype: bool = False,
+    reveal: Reveal = "full",
+    id: str | None = None,
+    per_learner: bool = False,
+) -> Callable[[Scenario_], Scenario_]:
+    """Register a scenario as a visible example, run by Run (and by Submit too), with
+    the options of :func:`test`. A Run's job carries the ``@example`` functions of
+    ``tests.py`` alone: the server drops every ``@test`` from the module's syntax tree, so
+    a hidden test never reaches a Run's process.
+
+    Examples
+    --------
+    >>> @example("the worked example", hint=1)
+    ... def worked(t):
+    ...     return {"output": t.call("double", np.arange(3.0))}
+    """
+    options = {"hint": hint, "rtol": rtol, "atol": atol, "exact_dtype": exact_dtype}
+    return _registering(name, id, True, reveal, per_learner, options)
+
+
+def _registering(
+    name: str,
+    id: str | None,
+    is_example: bool,
+    reveal: Reveal,
+    per_learner: bool,
+    options: dict[str, Any],
+) -> Callable[[Scenario_], Scenario_]:
+    def register(fn: Scenario_) -> Scenario_:
         spec = TestSpec(
             name=name,
             scenario=fn,
             id=id if id is not None else getattr(fn, "__name__", ""),
-            example=example,
-            hint=hint,
-            rtol=rtol,
-            atol=atol,
-            exact_dtype=exact_dtype,
+            example=is_example,
             reveal=reveal,
             per_learner=per_learner,
+            **options,
         )
         REGISTRY.append(spec)
         return fn
@@ -174,6 +232,7 @@ def test(
 
 
 test.__test__ = False  # type: ignore[attr-defined]  # keep pytest from collecting it
+example.__test__ = False  # type: ignore[attr-defined]
 
 
 class MissingEntryPoint(Exception):

@@ -344,3 +344,36 @@ def test_a_run_job_carries_only_the_examples(slug, track):
     assert all(spec.example for spec in testing.REGISTRY)
     assert hidden.isdisjoint(namespace)
     testing.REGISTRY.clear()
+
+
+def test_example_and_test_are_separate_decorators_and_the_run_keeps_only_examples() -> None:
+    """What a Run carries follows the decorator, whatever its arguments: ``@example``
+    stays (however written), ``@test`` goes; ``example=`` on ``@test`` is refused with
+    the way to write it."""
+    source = (
+        "from graders.sandbox import testing\n"
+        "from graders.sandbox.testing import example, test\n"
+        "EXAMPLE = True\n"
+        "@example('shown', hint=1)\n"
+        "def shown(t):\n    return {}\n"
+        "@testing.example('shown too')\n"
+        "def shown_too(t):\n    return {}\n"
+        "@test('hidden', hint=EXAMPLE)\n"
+        "def hidden(t):\n    return {}\n"
+        "@testing.test('hidden too')\n"
+        "def hidden_too(t):\n    return {}\n"
+    )
+    namespace: dict[str, object] = {}
+    testing.REGISTRY.clear()
+    exec(marshal.loads(compiled_tests(source, examples_only=True)), namespace)
+    assert [(s.name, s.example) for s in testing.REGISTRY] == [
+        ("shown", True),
+        ("shown too", True),
+    ]
+    assert "hidden" not in namespace and "hidden_too" not in namespace
+    testing.REGISTRY.clear()
+    exec(marshal.loads(compiled_tests(source)), {})
+    assert [s.example for s in testing.REGISTRY] == [True, True, False, False]
+    testing.REGISTRY.clear()
+    with pytest.raises(TypeError, match=r"@example\('old', \.\.\.\) instead of @test"):
+        testing.test("old", example=True)

@@ -388,10 +388,10 @@ def count_below(values, limit):
     return count
 '''
 WEAK_TESTS = """\
-from graders.sandbox.testing import test
+from graders.sandbox.testing import example, test
 
 
-@test("counts a short list", example=True, hint=1)
+@example("counts a short list", hint=1)
 def short(t):
     return {"count": t.call("count_below", [1, 5, 9], 4)}
 

@@ -47,10 +47,10 @@ TORCH_TESTS = '''\
 
 import torch
 
-from graders.sandbox.testing import test
+from graders.sandbox.testing import example, test
 
 
-@test("doubles a short tensor", example=True, hint=1)
+@example("doubles a short tensor", hint=1)
 def short(t):
     return {"result": t.call("double", torch.arange(3.0))}
 

@@ -22,10 +22,10 @@ pytestmark = pytest.mark.sandbox
 TESTS = """
 import numpy as np
 
-from graders.sandbox.testing import test
+from graders.sandbox.testing import example, test
 
 
-@test("doubles an example", example=True)
+@example("doubles an example")
 def example(t):
     return {"result": t.call("double", np.arange(3.0))}
 

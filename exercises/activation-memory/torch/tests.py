@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from graders.sandbox.testing import test
+from graders.sandbox.testing import example, test
 
 
 def watch(fn):
@@ -116,7 +116,7 @@ def leaves(shape=(5, 7)):
 # --- visible examples (the statement's worked example) ---
 
 
-@test("x.sin() saves x, x.exp() saves its output, x * 3 saves nothing", example=True, hint=1)
+@example("x.sin() saves x, x.exp() saves its output, x * 3 saves nothing", hint=1)
 def example_single_ops(t):
     x = torch.randn(4, 3, requires_grad=True)
     y = torch.randn(4, 3, requires_grad=True)
@@ -132,7 +132,7 @@ def example_single_ops(t):
     return observed
 
 
-@test("x * x, a view of x, a Linear layer, and torch.no_grad()", example=True, hint=2)
+@example("x * x, a view of x, a Linear layer, and torch.no_grad()", hint=2)
 def example_shared_storage(t):
     x = torch.randn(4, 3, requires_grad=True)
     observed, _ = measure(

@@ -19,7 +19,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from graders.sandbox.testing import test
+from graders.sandbox.testing import example, test
 
 # The network of the statement's worked example.
 EXAMPLE_SIZES = [2, 2, 1, 1, 2, 1]
@@ -152,7 +152,7 @@ def sweep_lists(t, function, what, values_name, seed, fixed):
     return observed
 
 
-@test("peak memory and recompute cost of the worked example", example=True, hint=1, rtol=0, atol=0)
+@example("peak memory and recompute cost of the worked example", hint=1, rtol=0, atol=0)
 def example_peak_and_cost(t):
     observed = {}
     for checkpoints in ([0, 2, 4], [1, 2, 4], [], [0, 1, 2, 3, 4]):
@@ -165,7 +165,7 @@ def example_peak_and_cost(t):
     return {key: number(value) for key, value in observed.items()}
 
 
-@test("plans for the worked example", example=True, hint=2, rtol=0, atol=0)
+@example("plans for the worked example", hint=2, rtol=0, atol=0)
 def example_plans(t):
     return judge_small(t, [(EXAMPLE_SIZES, EXAMPLE_COSTS, [6, 4, 9])])
 

@@ -19,7 +19,7 @@ import itertools
 import torch
 from torch import nn
 
-from graders.sandbox.testing import test
+from graders.sandbox.testing import example, test
 
 
 class WeightedSum(nn.Module):
@@ -136,7 +136,7 @@ def gradient_report(args, label):
     }
 
 
-@test("the worked example: (x * w).sum() * scale", example=True, hint=1, rtol=0, atol=0)
+@example("the worked example: (x * w).sum() * scale", hint=1, rtol=0, atol=0)
 def worked_example(t):
     fn = counted(t, WeightedSum())[0]
     x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -150,9 +150,8 @@ def worked_example(t):
     return observed
 
 
-@test(
+@example(
     "a small network runs once in the forward pass and once more in backward",
-    example=True,
     hint=2,
     rtol=0,
     atol=0,

@@ -15,7 +15,7 @@ from itertools import combinations, pairwise
 
 import numpy as np
 
-from graders.sandbox.testing import test
+from graders.sandbox.testing import example, test
 
 EXAMPLE_SIZES = [2, 1, 3, 1, 2]  # the statement's worked example
 
@@ -109,12 +109,12 @@ def choices(t, cases):
     return observed
 
 
-@test("peak memory of the statement's example", example=True, hint=1)
+@example("peak memory of the statement's example", hint=1)
 def example_peaks(t):
     return peaks(t, [(EXAMPLE_SIZES, [[], [2], [1, 3]])])
 
 
-@test("best checkpoints of the statement's example", example=True, hint=2)
+@example("best checkpoints of the statement's example", hint=2)
 def example_choice(t):
     return choices(t, [(EXAMPLE_SIZES, shown(EXAMPLE_SIZES))])
 

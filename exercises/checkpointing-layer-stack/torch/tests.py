@@ -13,7 +13,7 @@ is still shown.
 import torch
 from torch import nn
 
-from graders.sandbox.testing import test
+from graders.sandbox.testing import example, test
 
 
 def linear_stack(t, count, width=4):
@@ -71,7 +71,7 @@ def forward_and_backward(t, layers, x, segment_size):
     return observed
 
 
-@test("six linear layers in segments of two", example=True, hint=1, rtol=0, atol=0)
+@example("six linear layers in segments of two", hint=1, rtol=0, atol=0)
 def example_six_layers(t):
     layers = linear_stack(t, 6)
     x = torch.randn(2, 4, requires_grad=True)
@@ -88,9 +88,8 @@ def example_six_layers(t):
     }
 
 
-@test(
+@example(
     "five layers in segments of two: the last segment is shorter",
-    example=True,
     hint=1,
     rtol=0,
     atol=0,

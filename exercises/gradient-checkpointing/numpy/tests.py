@@ -10,7 +10,7 @@ replay at hint 3.
 
 import numpy as np
 
-from graders.sandbox.testing import test
+from graders.sandbox.testing import example, test
 
 # The four layers of the statement's example.
 EXAMPLE_FNS = [lambda a: a * 2, lambda a: a + 1, lambda a: a * 3, lambda a: a - 1]
@@ -110,14 +110,14 @@ def not_in(indices, count=len(MIXED_FNS)):
     return [k for k in range(count) if k not in indices]
 
 
-@test("forward keeps the input and the outputs of layers 1 and 3", example=True, hint=1)
+@example("forward keeps the input and the outputs of layers 1 and 3", hint=1)
 def example_forward(t):
     layers = t.counting_layers(EXAMPLE_FNS)
     output, saved = t.call("checkpoint_forward", layers, np.array([1.0]), [1, 3])
     return {"output": output, "saved": saved}
 
 
-@test("recompute of layer 2 starts from checkpoint 1", example=True, hint=2)
+@example("recompute of layer 2 starts from checkpoint 1", hint=2)
 def example_recompute(t):
     layers = t.counting_layers(EXAMPLE_FNS)
     saved = {-1: np.array([1.0]), 1: np.array([3.0]), 3: np.array([8.0])}

@@ -11,7 +11,7 @@ autograd rules of the recompute at hint 3.
 import torch
 from torch import nn
 
-from graders.sandbox.testing import test
+from graders.sandbox.testing import example, test
 
 # The four layers of the statement's example.
 EXAMPLE_FNS = [lambda a: a * 2, lambda a: a + 1, lambda a: a * 3, lambda a: a - 1]
@@ -129,14 +129,14 @@ def recompute_with_grads(t, layers, x, indices, k, requires_grad, no_grad=False)
     return observed
 
 
-@test("forward keeps the input and the outputs of layers 1 and 3", example=True, hint=1)
+@example("forward keeps the input and the outputs of layers 1 and 3", hint=1)
 def example_forward(t):
     layers = t.counting_layers(EXAMPLE_FNS)
     output, saved = t.call("checkpoint_forward", layers, torch.tensor([1.0]), [1, 3])
     return {"output": output, "saved": saved}
 
 
-@test("recompute of layer 2 starts from checkpoint 1", example=True, hint=2)
+@example("recompute of layer 2 starts from checkpoint 1", hint=2)
 def example_recompute(t):
     layers = t.counting_layers(EXAMPLE_FNS)
     saved = {-1: torch.tensor([1.0]), 1: torch.tensor([3.0]), 3: torch.tensor([8.0])}

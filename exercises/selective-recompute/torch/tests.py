@@ -27,7 +27,7 @@ import gc
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from graders.sandbox.testing import test
+from graders.sandbox.testing import example, test
 
 aten = torch.ops.aten
 
@@ -177,7 +177,7 @@ def output_and_gradients(t, dims, dtype, label):
     return {f"output {label}": t.values(y), f"gradients {label}": gradients(tensors)}
 
 
-@test("the worked example: output and gradients", example=True, hint=2, rtol=1e-4, atol=1e-5)
+@example("the worked example: output and gradients", hint=2, rtol=1e-4, atol=1e-5)
 def worked_example(t):
     tensors = worked_example_inputs()
     y = call_block(t, tensors)
@@ -186,9 +186,8 @@ def worked_example(t):
     return {"output": y, "gradients after y.sum().backward()": gradients(tensors)}
 
 
-@test(
+@example(
     "the worked example: 64 bytes kept, 32 multiply-adds in backward",
-    example=True,
     hint=1,
     rtol=0,
     atol=0,

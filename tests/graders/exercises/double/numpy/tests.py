@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from graders.sandbox.testing import test
+from graders.sandbox.testing import example, test
 
 
-@test("doubles a short vector", example=True, hint=1)
+@example("doubles a short vector", hint=1)
 def short(t):
     return {"result": t.call("double", np.arange(3.0))}
 
