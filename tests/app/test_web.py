@@ -264,7 +264,11 @@ def test_rate_limit_answers_429_with_retry_after(tmp_path: Path) -> None:
     code = (
         Path(__file__).parents[1] / "graders" / "cases" / "passing" / "submission.py"
     ).read_text()
-    with client_for(tmp_path, TEST_EXERCISES, rate_burst=2, rate_per_minute=0.01) as limited:
+    # No worker pool: the limiter answers before any grading, and the two graded Runs
+    # need only a verdict.
+    with client_for(
+        tmp_path, TEST_EXERCISES, ReferenceOnlyBackend(), rate_burst=2, rate_per_minute=0.01
+    ) as limited:
         body = {"track": "numpy", "code": code, "mode": "run"}
         url = "/api/exercises/double/submissions"
         assert limited.post(url, json=body).status_code == 200
