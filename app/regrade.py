@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from app.store import Store, database_errors, new_id, not_superseded, now
+from app.store import Store, aware, database_errors, new_id, not_superseded, now
 from app.tables import ExerciseVersionRow, RegradeRunRow, SubmissionRow, write_submissions
 from graders.errors import DrillError
 from graders.grading.catalog import Exercise
@@ -133,11 +133,7 @@ def _versions(store: Store, slug: str) -> list[tuple[str, datetime]]:
         .order_by(ExerciseVersionRow.went_live_at, ExerciseVersionRow.version)
     )
     with store.engine.connect() as connection:
-        return [(v, _aware(at)) for v, at in connection.execute(query)]
-
-
-def _aware(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+        return [(v, aware(at)) for v, at in connection.execute(query)]
 
 
 def to_regrade(
@@ -159,7 +155,7 @@ def to_regrade(
     with database_errors(), store.engine.connect() as connection:
         rows = connection.execute(query).all()
     return [
-        Stored(r.id, r.learner, r.track, r.exercise_version, _aware(r.created_at), r.code, r.result)
+        Stored(r.id, r.learner, r.track, r.exercise_version, aware(r.created_at), r.code, r.result)
         for r in rows
     ]
 
@@ -354,8 +350,8 @@ def runs(store: Store, slug: str, limit: int = 20) -> list[dict[str, Any]]:
     return [
         {
             **row._asdict(),
-            "started_at": _aware(row.started_at).isoformat(),
-            "finished_at": _aware(row.finished_at).isoformat() if row.finished_at else None,
+            "started_at": aware(row.started_at).isoformat(),
+            "finished_at": aware(row.finished_at).isoformat() if row.finished_at else None,
         }
         for row in rows
     ]

@@ -87,7 +87,9 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def _aware(value: datetime) -> datetime:
+def aware(value: datetime) -> datetime:
+    """A stored time with its zone: SQLite gives it back naive, and it was stored in UTC.
+    (app.stats.as_utc also converts an aware time to UTC, for the pages.)"""
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
@@ -228,7 +230,7 @@ class Store:
                         )
                         changed += 1
                 if rows:
-                    last = _aware(rows[-1].created_at)
+                    last = aware(rows[-1].created_at)
                     # A whole batch made at one instant: step past it rather than loop.
                     seen = last + timedelta(microseconds=1) if last == seen else last
                 if len(rows) < batch:
@@ -270,7 +272,7 @@ class Store:
         query = history_query(learner, exercise, track, limit)
         with database_errors(), self.engine.connect() as connection:
             rows = connection.execute(query).all()
-        return [{**row._asdict(), "created_at": _aware(row.created_at).isoformat()} for row in rows]
+        return [{**row._asdict(), "created_at": aware(row.created_at).isoformat()} for row in rows]
 
     def progress(
         self, learner: str, exercise: str | None = None
@@ -344,7 +346,7 @@ class Store:
             row = session.get(DraftRow, (learner, exercise, track))
             if row is None:
                 return None
-            return {"code": row.code, "updated_at": _aware(row.updated_at).isoformat()}
+            return {"code": row.code, "updated_at": aware(row.updated_at).isoformat()}
 
 
 def not_superseded() -> Any:
