@@ -33,14 +33,16 @@ TIME_OUT = "# fake: time out"
 
 
 def declared_tests(tests_code: str) -> list[TestOptions]:
-    """The ``@test(...)`` declarations of a tests module, read without running it."""
+    """The ``@example(...)`` and ``@test(...)`` declarations of a tests module, read
+    without running it."""
     found = []
     tree = pyparse.parse(tests_code)
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef):
             continue
         for decorator in node.decorator_list:
-            if isinstance(decorator, ast.Call) and getattr(decorator.func, "id", "") == "test":
+            kind = getattr(decorator.func, "id", "") if isinstance(decorator, ast.Call) else ""
+            if isinstance(decorator, ast.Call) and kind in ("example", "test"):
                 options: dict[str, Any] = {
                     k.arg: ast.literal_eval(k.value) for k in decorator.keywords if k.arg
                 }
@@ -48,7 +50,7 @@ def declared_tests(tests_code: str) -> list[TestOptions]:
                     TestOptions(
                         id=options.get("id", node.name),
                         name=ast.literal_eval(decorator.args[0]),
-                        example=options.get("example", False),
+                        example=kind == "example",
                         hint=options.get("hint"),
                         rtol=options.get("rtol", 1e-5),
                         atol=options.get("atol", 1e-8),
