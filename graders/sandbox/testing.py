@@ -28,13 +28,16 @@ and whether they have a ``grad_fn``), numbers, strings, lists, tuples, dicts (ke
 and :class:`Calls` records. Every scenario starts with ``random``, NumPy and torch seeded
 identically, and ``t.call`` hands the learner copies of arrays and tensors.
 
-A table of cases inside one test, each reported by its label when it fails::
+A table of named cases inside one test, each reported by its label when it fails::
 
     @test("keeps the requested activations", hint=1)
     def keeps(t):
         return t.cases(
-            {"no checkpoint": [], "an unsorted list": [3, 1]},
-            lambda keep: {"saved": t.call("checkpoint_forward", LAYERS, X, keep)[1]},
+            [
+                Case("no checkpoint", layers=LAYERS, keep=[]),
+                Case("an unsorted list", layers=LAYERS, keep=[3, 1]),
+            ],
+            lambda layers, keep: {"saved": t.call("checkpoint_forward", layers, X, keep)[1]},
         )
 
 This module runs inside the sandbox; it must stay free of server code.
@@ -49,6 +52,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from graders.sandbox import integrity
 from graders.sandbox.memory import held_since, kept_by_graph, start_tracing
 from graders.sandbox.records import (
     Calls,
@@ -67,6 +71,7 @@ except ImportError:  # pragma: no cover - torch is a runtime dependency
 
 __all__ = [
     "Calls",
+    "Case",
     "Kept",
     "MissingEntryPoint",
     "Scenario",
@@ -362,15 +367,17 @@ class Scenario:
 
     def cases(
         self,
-        table: Mapping[str, Any] | Iterable[tuple[str, Any]],
+        table: Iterable[Case] | Mapping[str, Any] | Iterable[tuple[str, Any]],
         check: Callable[..., dict[str, Any]],
     ) -> dict[str, dict[str, Any]]:
         """Run ``check`` on each case of ``table`` and return every case's observations,
         each under its label: a failure names the first failing case and its call.
 
-        ``table`` maps labels to arguments, as a dict or as ``(label, arguments)`` pairs
-        (pairs catch a repeated label, which a dict silently merges). A tuple of arguments
-        is spread into ``check``; any other value is passed as its only argument.
+        ``table`` is a list of :class:`Case`, each run as ``check(**arguments)``. The older
+        forms still work: labels mapped to arguments, as a dict or as ``(label, arguments)``
+        pairs (pairs catch a repeated label, which a dict silently merges), a tuple of
+        arguments spread into ``check`` and any other value passed as its only argument.
+        One table does not mix Case items with the other forms.
         ``check`` makes the case's call (one call per case reads best: the message shows
         it) and returns a dict of observations, as a test does. Labels are unique, non-empty
         single lines of at most 100 characters.
@@ -378,14 +385,17 @@ class Scenario:
         Examples
         --------
         >>> return t.cases(
-        ...     {"no checkpoint": [], "an unsorted list": [3, 1]},
+        ...     [Case("no checkpoint", keep=[]), Case("an unsorted list", keep=[3, 1])],
         ...     lambda keep: {"saved": t.call("checkpoint_forward", layers, x, keep)[1]},
         ... )
         """
         if self.case is not None:
             raise ValueError(f"cases cannot be nested: a table of cases inside case {self.case!r}")
         items = _case_table(table)
-        return {case_key(label): self._run_case(label, args, check) for label, args in items}
+        return {
+            case_key(label): self._run_case(label, args, keywords, check)
+            for label, args, keywords in items
+        }
 
     def random_cases(
         self,
@@ -418,11 +428,17 @@ class Scenario:
         table = [(f"{name} {i} of {count}", draw(rng)) for i in range(1, count + 1)]
         return self.cases(table, check)
 
-    def _run_case(self, label: str, args: Any, check: Callable[..., dict[str, Any]]) -> Any:
+    def _run_case(
+        self,
+        label: str,
+        args: tuple[Any, ...],
+        keywords: tuple[tuple[str, Any], ...],
+        check: Callable[..., dict[str, Any]],
+    ) -> Any:
         start = len(self.log)
         self.case = label
         try:
-            observed = check(*args) if type(args) is tuple else check(args)
+            observed = check(*args, **dict(keywords))
         finally:
             self.case = None
         if type(observed) is not dict:
@@ -592,30 +608,102 @@ def case_key(label: str) -> str:
     return f"case {label!r}"
 
 
-def _case_table(table: Any) -> list[tuple[str, Any]]:
-    """The (label, arguments) pairs of a table of cases, checked."""
+class Case(tuple[Any, ...]):
+    """One case of a table of cases (:meth:`Scenario.cases`): a label and the arguments
+    ``check`` is called with, by name.
+
+    Immutable: a tuple of the label and the ``(name, value)`` pairs of the arguments,
+    which the harness reads through tuple's own methods, and an immutable type like the
+    harness's other classes.
+
+    Examples
+    --------
+    >>> Case("six layers, from checkpoint 3", layers=layers, indices=[1, 3], k=5)
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, label: str, /, **arguments: Any) -> Case:
+        _check_label(label)
+        return tuple.__new__(cls, (label, tuple(arguments.items())))
+
+    @property
+    def label(self) -> str:
+        return str(tuple.__getitem__(self, 0))
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The arguments by name (a new dict: changing it changes no case)."""
+        return dict(tuple.__getitem__(self, 1))
+
+    def __getnewargs_ex__(self) -> tuple[tuple[str], dict[str, Any]]:
+        return (self.label,), self.arguments
+
+    def __repr__(self) -> str:
+        named = "".join(f", {k}={v!r}" for k, v in tuple.__getitem__(self, 1))
+        return f"Case({self.label!r}{named})"
+
+
+# Frozen as soon as it is made (the harness's other classes are frozen by
+# runner.freeze_harness in the warm worker): learner code that reaches the class cannot
+# change how a later test builds its cases.
+integrity.freeze_type(Case)
+
+
+def _check_label(label: Any) -> None:
+    if type(label) is not str or not label.strip():
+        raise TypeError(f"a case's label must be a non-empty string, not {label!r:.80}")
+    if len(label) > MAX_LABEL or "\n" in label or "\r" in label:
+        raise ValueError(
+            f"the case label {label[:40]!r}… is too long or spans lines: a label is one "
+            f"line of at most {MAX_LABEL} characters"
+        )
+
+
+CaseRow = tuple[str, tuple[Any, ...], tuple[tuple[str, Any], ...]]
+
+
+def _case_table(table: Any) -> list[CaseRow]:
+    """The (label, positional arguments, named arguments) of each case of a table,
+    checked. Case items are read through tuple's own methods, not through their class."""
+    if type(table) is Case:
+        raise TypeError(
+            "t.cases takes a list of cases, not one Case: t.cases([Case(...), ...], check)"
+        )
     items = list(table.items()) if isinstance(table, Mapping) else list(table)
     if not items:
         raise ValueError("a table of cases needs at least one case")
+    named = [type(item) is Case for item in items]
+    if any(named) and not all(named):
+        other = items[named.index(False)]
+        raise TypeError(
+            "a table of cases is either Case(...) items or (label, arguments) pairs, not "
+            f"both; got the item {other!r:.80} among Case items"
+        )
+    rows: list[CaseRow] = []
     seen: set[str] = set()
     for item in items:
-        if type(item) is not tuple or len(item) != 2:
+        if type(item) is Case:
+            label, keywords = tuple.__getitem__(item, 0), tuple.__getitem__(item, 1)
+            rows.append((label, (), keywords))
+        elif type(item) is not tuple or len(item) != 2:
             raise TypeError(
-                f"a table of cases is a dict {{label: arguments}} or (label, arguments) "
-                f"pairs; got the item {item!r:.80}"
+                f"a table of cases is Case(...) items, a dict {{label: arguments}} or "
+                f"(label, arguments) pairs; got the item {item!r:.80}"
             )
-        label = item[0]
-        if type(label) is not str or not label.strip():
-            raise TypeError(f"a case's label must be a non-empty string, not {label!r:.80}")
-        if len(label) > MAX_LABEL or "\n" in label or "\r" in label:
-            raise ValueError(
-                f"the case label {label[:40]!r}… is too long or spans lines: a label is one "
-                f"line of at most {MAX_LABEL} characters"
-            )
+        else:
+            label, args = item
+            if type(args) is Case:
+                raise TypeError(
+                    f"case {label!r:.80}: its arguments are a Case, which has a label of its "
+                    "own; give a list of Case items: t.cases([Case(...), ...], check)"
+                )
+            rows.append((label, args if type(args) is tuple else (args,), ()))
+        _check_label(label)
         if label in seen:
             raise ValueError(f"two cases are labelled {label!r}; labels must be unique")
         seen.add(label)
-    return items
+    return rows
 
 
 _SCALARS = (bool, int, float, str, type(None))

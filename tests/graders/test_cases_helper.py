@@ -22,7 +22,7 @@ from graders.grading.jobs import JobOutcome
 from graders.grading.references import Reference, _parse_run
 from graders.grading.results import GradeResult, Status
 from graders.sandbox import prewarm, runner, wire
-from graders.sandbox.testing import Scenario, case_key
+from graders.sandbox.testing import Case, Scenario, case_key
 from graders.settings import ROOT
 
 LIMITS = JobLimits(2, 3, 512 * 2**20, 65536, 2**20, 64)
@@ -193,6 +193,30 @@ def test_the_reference_passes_its_own_cases():
     assert {i: r.status for i, r in results.items()} == dict.fromkeys(results, Status.PASS)
 
 
+NAMED = """
+import numpy as np
+from graders.sandbox.testing import Case, test
+
+
+@test("scales by every factor in the table, by name", hint=1)
+def named(t):
+    return t.cases(
+        [Case("k is 1", x=np.arange(3.0), k=1), Case("k is 2", k=2, x=np.arange(3.0))],
+        lambda x, k: {"result": t.call("scale", x, k)},
+    )
+"""
+
+
+def test_a_failing_named_case_is_reported_with_its_label_and_call():
+    assert grade(REFERENCE, tests=NAMED)["named"].status == Status.PASS
+    named = grade("def scale(x, k):\n    return x * k + (k > 1)\n", tests=NAMED)["named"]
+    assert named.status == Status.FAIL
+    assert named.message.splitlines() == [
+        "In case 'k is 2', scale(x, k=2):",
+        "result: values differ — expected [0., 2., 4.], got [1., 3., 5.]",
+    ]
+
+
 # --- random cases ---
 
 
@@ -264,6 +288,70 @@ def test_a_check_must_return_observations_and_cases_do_not_nest():
     with pytest.raises(ValueError, match=r"cannot be nested: a table of cases inside case 'outer'"):
         t.cases({"outer": 1}, lambda k: t.cases({"inner": 2}, lambda j: {}))
     assert t.case is None  # a failed case leaves no label behind for later calls
+
+
+def test_a_case_passes_its_arguments_by_name():
+    t = scenario()
+    seen = []
+
+    def check(x, k, scale=1):
+        seen.append((x, k, scale))
+        return {"result": t.call("scale", x, k * scale)}
+
+    table = [Case("k first", k=2, x=np.ones(2)), Case("with a default", x=np.ones(1), k=3, scale=2)]
+    observed = t.cases(table, check)
+    assert [(list(x), k, scale) for x, k, scale in seen] == [([1.0, 1.0], 2, 1), ([1.0], 3, 2)]
+    assert list(observed) == ["case 'k first'", "case 'with a default'"]
+    assert observed["case 'with a default'"]["result"].tolist() == [6.0]
+    assert [entry[3] for entry in t.log] == ["k first", "with a default"]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'y'"):
+        t.cases([Case("a", y=1)], lambda k: {})
+
+
+@pytest.mark.parametrize(
+    ("label", "error", "words"),
+    [
+        (3, TypeError, "label must be a non-empty string, not 3"),
+        (" ", TypeError, "label must be a non-empty string"),
+        ("two\nlines", ValueError, "one line of at most 100 characters"),
+        ("x" * 101, ValueError, "one line of at most 100 characters"),
+    ],
+)
+def test_a_case_label_is_checked_as_a_tables_label(label, error, words):
+    with pytest.raises(error, match=words):
+        Case(label, k=1)
+    with pytest.raises(error, match=words):
+        scenario().cases({label: 1}, lambda k: {})
+
+
+@pytest.mark.parametrize(
+    ("table", "words"),
+    [
+        ([Case("a", k=1), Case("a", k=2)], "two cases are labelled 'a'; labels must be unique"),
+        ([Case("a", k=1), ("b", 2)], "either Case(...) items or (label, arguments) pairs"),
+        ([("b", 2), Case("a", k=1)], "either Case(...) items or (label, arguments) pairs"),
+        ({"a": Case("a", k=1)}, "its arguments are a Case, which has a label of its own"),
+        ([("a", Case("a", k=1))], "its arguments are a Case, which has a label of its own"),
+        (Case("a", k=1), "takes a list of cases, not one Case"),
+    ],
+)
+def test_a_table_of_cases_is_one_form(table, words):
+    error = ValueError if "unique" in words else TypeError
+    with pytest.raises(error, match=re.escape(words)):
+        scenario().cases(table, lambda k: {})
+
+
+def test_a_case_cannot_be_changed_nor_its_type_patched():
+    case = Case("a", layers=[1, 2], k=3)
+    assert (case.label, case.arguments) == ("a", {"layers": [1, 2], "k": 3})
+    assert repr(case) == "Case('a', layers=[1, 2], k=3)"
+    case.arguments["k"] = 4  # a copy
+    with pytest.raises(AttributeError):
+        case.label = "b"
+    for name in ("__new__", "arguments", "label"):
+        with pytest.raises(TypeError, match="immutable type"):
+            setattr(Case, name, property(lambda self: {"k": 0}))
+    assert scenario().cases([case], lambda layers, k: {"k": k}) == {"case 'a'": {"k": 3}}
 
 
 def test_arguments_spread_from_a_tuple_and_pass_whole_otherwise():

@@ -13,7 +13,7 @@ is still shown.
 import torch
 from torch import nn
 
-from graders.sandbox.testing import example, test
+from graders.sandbox.testing import Case, example, test
 
 
 def linear_stack(t, count, width=4):
@@ -116,18 +116,20 @@ def segments_in_backward(t):
 )
 def short_segments(t):
     return t.cases(
-        {
-            "7 layers in segments of 3": (
-                mixed_stack(t, 7),
-                torch.randn(2, 5, requires_grad=True),
-                3,
+        [
+            Case(
+                "7 layers in segments of 3",
+                layers=mixed_stack(t, 7),
+                x=torch.randn(2, 5, requires_grad=True),
+                segment_size=3,
             ),
-            "4 layers, one segment of 10 for the whole stack": (
-                linear_stack(t, 4),
-                torch.randn(2, 4, requires_grad=True),
-                10,
+            Case(
+                "4 layers, one segment of 10 for the whole stack",
+                layers=linear_stack(t, 4),
+                x=torch.randn(2, 4, requires_grad=True),
+                segment_size=10,
             ),
-        },
+        ],
         lambda layers, x, segment_size: forward_and_backward(t, layers, x, segment_size),
     )
 

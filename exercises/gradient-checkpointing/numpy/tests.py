@@ -10,7 +10,7 @@ replay at hint 3.
 
 import numpy as np
 
-from graders.sandbox.testing import example, test
+from graders.sandbox.testing import Case, example, test
 
 # The four layers of the statement's example.
 EXAMPLE_FNS = [lambda a: a * 2, lambda a: a + 1, lambda a: a * 3, lambda a: a - 1]
@@ -101,7 +101,11 @@ def recompute_cases(t, x, rows):
         return {f"calls when recomputing layer {k}": calls, f"activation {k}": value}
 
     return t.cases(
-        [(f"{about}, layer {k}", (fns, c, k)) for about, fns, c, ks in rows for k in ks],
+        [
+            Case(f"{about}, layer {k}", fns=fns, indices=c, k=k)
+            for about, fns, c, ks in rows
+            for k in ks
+        ],
         recompute,
     )
 
@@ -143,11 +147,21 @@ def times_minus_7(output):
 def copies(t):
     x32 = np.array([[0.25, -1.0], [2.0, 0.5]], dtype=np.float32)
     return t.cases(
-        {
-            "the output gets 100 added": (np.array([1.0, -2.0, 0.5]), [0, 2, 4], add_100),
+        [
+            Case(
+                "the output gets 100 added",
+                x=np.array([1.0, -2.0, 0.5]),
+                indices=[0, 2, 4],
+                change=add_100,
+            ),
             # float32, an unsorted list with a repeat, and the last layer not checkpointed.
-            "a float32 input, the output multiplied by -7": (x32, [3, 1, 3], times_minus_7),
-        },
+            Case(
+                "a float32 input, the output multiplied by -7",
+                x=x32,
+                indices=[3, 1, 3],
+                change=times_minus_7,
+            ),
+        ],
         lambda x, indices, change: forward_then_change(t, x, indices, change),
     )
 
@@ -163,18 +177,18 @@ def exact_keys(t):
     x = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
     x32 = np.array([0.3, -0.7, 1.1, 0.05], dtype=np.float32)
     return t.cases(
-        {
-            "two checkpoints": (fns, x, [2, 5]),
-            "no checkpoint": (fns, x, []),
-            "only layer 0": (fns, x, [0]),
-            "only the last layer": (fns, x, [6]),
-            "an unsorted list": (fns, x, [5, 2]),
-            "a repeated index": (fns, x, [4, 1, 1]),
-            "every layer, last first": (fns, x, [6, 5, 4, 3, 2, 1, 0]),
-            "a float32 input": (fns, x32, [3, 0]),
-            "a one-layer network, no checkpoint": (ONE_LAYER, x, []),
-            "a one-layer network, layer 0 twice": (ONE_LAYER, x, [0, 0]),
-        },
+        [
+            Case("two checkpoints", fns=fns, x=x, indices=[2, 5]),
+            Case("no checkpoint", fns=fns, x=x, indices=[]),
+            Case("only layer 0", fns=fns, x=x, indices=[0]),
+            Case("only the last layer", fns=fns, x=x, indices=[6]),
+            Case("an unsorted list", fns=fns, x=x, indices=[5, 2]),
+            Case("a repeated index", fns=fns, x=x, indices=[4, 1, 1]),
+            Case("every layer, last first", fns=fns, x=x, indices=[6, 5, 4, 3, 2, 1, 0]),
+            Case("a float32 input", fns=fns, x=x32, indices=[3, 0]),
+            Case("a one-layer network, no checkpoint", fns=ONE_LAYER, x=x, indices=[]),
+            Case("a one-layer network, layer 0 twice", fns=ONE_LAYER, x=x, indices=[0, 0]),
+        ],
         lambda fns, x, indices: forward(t, fns, x, indices),
     )
 

@@ -11,7 +11,7 @@ autograd rules of the recompute at hint 3.
 import torch
 from torch import nn
 
-from graders.sandbox.testing import example, test
+from graders.sandbox.testing import Case, example, test
 
 # The four layers of the statement's example.
 EXAMPLE_FNS = [lambda a: a * 2, lambda a: a + 1, lambda a: a * 3, lambda a: a - 1]
@@ -105,7 +105,11 @@ def recompute_cases(t, x, rows):
         return {f"calls when recomputing layer {k}": calls, f"activation {k}": t.values(value)}
 
     return t.cases(
-        [(f"{about}, layer {k}", (layers, c, k)) for about, layers, c, ks in rows for k in ks],
+        [
+            Case(f"{about}, layer {k}", layers=layers, indices=c, k=k)
+            for about, layers, c, ks in rows
+            for k in ks
+        ],
         recompute,
     )
 
@@ -156,17 +160,32 @@ def forward_without_graph(t):
     x = torch.randn(2, 3, requires_grad=True)
     x64 = torch.linspace(-1.0, 1.0, 6, dtype=torch.float64).reshape(2, 3).requires_grad_()
     return t.cases(
-        {
-            "two checkpoints": (first, x, [1, 3]),
-            "no checkpoint": (linear_stack(t, 5), x, []),
-            "only layer 0": (linear_stack(t, 5), x, [0]),
-            "only the last layer": (linear_stack(t, 5), x, [4]),
-            "an unsorted list": (linear_stack(t, 5), x, [3, 1]),
-            "a repeated index": (linear_stack(t, 5), x, [2, 0, 0]),
-            "every layer, last first": (linear_stack(t, 5), x, [4, 3, 2, 1, 0]),
-            "a one-layer network, layer 0 twice": (linear_stack(t, 1), x, [0, 0]),
-            "parameter-free layers, a float64 input": (t.counting_layers(PLAIN_FNS), x64, [2, 1]),
-        },
+        [
+            Case("two checkpoints", layers=first, x=x, indices=[1, 3]),
+            Case("no checkpoint", layers=linear_stack(t, 5), x=x, indices=[]),
+            Case("only layer 0", layers=linear_stack(t, 5), x=x, indices=[0]),
+            Case("only the last layer", layers=linear_stack(t, 5), x=x, indices=[4]),
+            Case("an unsorted list", layers=linear_stack(t, 5), x=x, indices=[3, 1]),
+            Case("a repeated index", layers=linear_stack(t, 5), x=x, indices=[2, 0, 0]),
+            Case(
+                "every layer, last first",
+                layers=linear_stack(t, 5),
+                x=x,
+                indices=[4, 3, 2, 1, 0],
+            ),
+            Case(
+                "a one-layer network, layer 0 twice",
+                layers=linear_stack(t, 1),
+                x=x,
+                indices=[0, 0],
+            ),
+            Case(
+                "parameter-free layers, a float64 input",
+                layers=t.counting_layers(PLAIN_FNS),
+                x=x64,
+                indices=[2, 1],
+            ),
+        ],
         lambda layers, x, indices: forward(t, layers, x, indices),
     )
 
@@ -180,19 +199,21 @@ def forward_without_graph(t):
 def clones(t):
     x64 = torch.tensor([[0.25, -1.0], [2.0, 0.5]], dtype=torch.float64)
     return t.cases(
-        {
-            "the output gets 100 added": (
-                torch.tensor([1.0, -2.0, 0.5]),
-                [0, 2, 4],
-                lambda output: output.add_(100.0),
+        [
+            Case(
+                "the output gets 100 added",
+                x=torch.tensor([1.0, -2.0, 0.5]),
+                indices=[0, 2, 4],
+                change=lambda output: output.add_(100.0),
             ),
             # float64, an unsorted list with a repeat, and the last layer not checkpointed.
-            "a float64 input, the output multiplied by -7": (
-                x64,
-                [3, 1, 3],
-                lambda output: output.mul_(-7.0),
+            Case(
+                "a float64 input, the output multiplied by -7",
+                x=x64,
+                indices=[3, 1, 3],
+                change=lambda output: output.mul_(-7.0),
             ),
-        },
+        ],
         lambda x, indices, change: forward_then_change(t, x, indices, change),
     )
 
@@ -249,30 +270,55 @@ def attached_to_graph(t):
     x = torch.randn(2, 3)
     one = torch.tensor([1.0, -0.5])
     return t.cases(
-        {
+        [
             # Linear layers; every saved tensor requires grad: from checkpoint 3, from the
             # input (the caller's x gets the gradient), from checkpoint 0.
-            "six linear layers, from checkpoint 3": (linear_stack(t, 6), x, [1, 3], 5, True),
-            "four linear layers, from the input": (linear_stack(t, 4), x, [], 2, True),
-            "four linear layers, from checkpoint 0": (linear_stack(t, 4), x, [0, 2], 1, True),
+            Case(
+                "six linear layers, from checkpoint 3",
+                layers=linear_stack(t, 6),
+                x=x,
+                indices=[1, 3],
+                k=5,
+                requires_grad=True,
+            ),
+            Case(
+                "four linear layers, from the input",
+                layers=linear_stack(t, 4),
+                x=x,
+                indices=[],
+                k=2,
+                requires_grad=True,
+            ),
+            Case(
+                "four linear layers, from checkpoint 0",
+                layers=linear_stack(t, 4),
+                x=x,
+                indices=[0, 2],
+                k=1,
+                requires_grad=True,
+            ),
             # No parameters: attached to the starting tensor when it requires grad, to
             # nothing (no grad_fn, requires_grad=False) when it does not.
-            "no parameters, a start that requires grad": (
-                t.counting_layers(EXAMPLE_FNS),
-                one,
-                [0],
-                3,
-                True,
+            Case(
+                "no parameters, a start that requires grad",
+                layers=t.counting_layers(EXAMPLE_FNS),
+                x=one,
+                indices=[0],
+                k=3,
+                requires_grad=True,
             ),
-            "no parameters, a start that does not require grad": (
-                t.counting_layers(EXAMPLE_FNS),
-                one,
-                [1],
-                2,
-                False,
+            Case(
+                "no parameters, a start that does not require grad",
+                layers=t.counting_layers(EXAMPLE_FNS),
+                x=one,
+                indices=[1],
+                k=2,
+                requires_grad=False,
             ),
-        },
-        lambda *case: recompute_with_grads(t, *case),
+        ],
+        lambda layers, x, indices, k, requires_grad: recompute_with_grads(
+            t, layers, x, indices, k, requires_grad
+        ),
     )
 
 
@@ -281,11 +327,29 @@ def inside_no_grad(t):
     # t.call clones the saved tensors where it is called, here under torch.no_grad(), so
     # the clones never require grad: what is left to observe is the layers' own graph.
     return t.cases(
-        {
-            "five layers, from checkpoint 1": (linear_stack(t, 5), torch.randn(4, 3), [1], 3),
-            "three layers, from the input": (linear_stack(t, 3), torch.randn(4, 3), [], 1),
-            "four layers, from checkpoint 0": (linear_stack(t, 4), torch.randn(4, 3), [0, 3], 2),
-        },
+        [
+            Case(
+                "five layers, from checkpoint 1",
+                layers=linear_stack(t, 5),
+                x=torch.randn(4, 3),
+                indices=[1],
+                k=3,
+            ),
+            Case(
+                "three layers, from the input",
+                layers=linear_stack(t, 3),
+                x=torch.randn(4, 3),
+                indices=[],
+                k=1,
+            ),
+            Case(
+                "four layers, from checkpoint 0",
+                layers=linear_stack(t, 4),
+                x=torch.randn(4, 3),
+                indices=[0, 3],
+                k=2,
+            ),
+        ],
         lambda layers, x, indices, k: recompute_with_grads(
             t, layers, x, indices, k, False, no_grad=True
         ),
