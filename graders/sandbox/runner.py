@@ -259,6 +259,7 @@ def freeze_harness() -> None:
     for cls in (
         testing.Scenario,
         testing.TestSpec,
+        testing.Case,
         records.Calls,
         records.Kept,
         encode.Encoder,

