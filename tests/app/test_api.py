@@ -33,6 +33,7 @@ RESULT_FIELDS = {
     "created_at",
     "tests",
     "regrade",  # null unless drill regrade made it
+    "blame",  # null unless the whole run failed with no test verdicts
 }
 TEST_FIELDS = {
     "id",
@@ -45,6 +46,7 @@ TEST_FIELDS = {
     "output_bytes_at_least",
     "duration_ms",
     "hint",
+    "blame",  # who a failure is due to; null for a pass
 }
 
 
