@@ -17,6 +17,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, select, text
+from sqlalchemy.engine import Connection
 
 from app import migrate, stats
 from app.schemas import SubmissionResult
@@ -200,6 +201,17 @@ def test_a_database_from_before_migrations_is_stamped_and_filled(tmp_path: Path)
     assert reopened.migration is not None and not reopened.migration.legacy
 
 
+def insert_old_submission(connection: Connection) -> None:
+    """Submission s1, as an older revision stored it, for its test rows to belong to."""
+    connection.execute(
+        SubmissionRow.__table__.insert(),
+        {"id": "s1", "learner": "l", "exercise": GC, "track": "numpy",
+         "mode": "submit", "exercise_version": "v", "status": "fail", "passed": 0,
+         "total": 2, "duration_ms": 1.0, "created_at": datetime.now(UTC),
+         "code": "", "result": {}},
+    )  # fmt: skip
+
+
 def test_the_not_run_revision_rewrites_old_rows_and_back(empty_url: str) -> None:
     engine = create_engine(empty_url)
     tests_table = SubmissionTestRow.__table__
@@ -207,13 +219,7 @@ def test_the_not_run_revision_rewrites_old_rows_and_back(empty_url: str) -> None
     try:
         with engine.begin() as connection:
             command.upgrade(migrate.config(connection), "0002")
-            connection.execute(
-                SubmissionRow.__table__.insert(),
-                {"id": "s1", "learner": "l", "exercise": GC, "track": "numpy",
-                 "mode": "submit", "exercise_version": "v", "status": "fail", "passed": 0,
-                 "total": 2, "duration_ms": 1.0, "created_at": datetime.now(UTC),
-                 "code": "", "result": {}},
-            )  # fmt: skip
+            insert_old_submission(connection)
             connection.execute(
                 tests_table.insert(),
                 [
@@ -257,13 +263,7 @@ def test_the_blame_revision_reads_old_failures_off_the_graders_own_words(empty_u
     try:
         with engine.begin() as connection:
             command.upgrade(migrate.config(connection), "0004")
-            connection.execute(
-                SubmissionRow.__table__.insert(),
-                {"id": "s1", "learner": "l", "exercise": GC, "track": "numpy",
-                 "mode": "submit", "exercise_version": "v", "status": "fail", "passed": 0,
-                 "total": 2, "duration_ms": 1.0, "created_at": datetime.now(UTC),
-                 "code": "", "result": {}},
-            )  # fmt: skip
+            insert_old_submission(connection)
             connection.execute(
                 tests_table.insert(),
                 [
