@@ -295,6 +295,29 @@ def assert_rings_whole(page: Page, what: str) -> None:
     assert not problems, f"focus rings on {what}:\n" + "\n".join(problems)
 
 
+def assert_ring_whole_when_half_hidden(page: Page, before: str, control: str) -> None:
+    """Chromium scrolls a control that is half out of view just far enough into view when
+    it takes focus (one that is wholly out of view, to the middle): the workspace must
+    leave room for its ring. A learner who scrolled a little leaves it so, and so can the
+    results' own smooth scroll after a Submit."""
+    page.locator(before).focus()
+    page.wait_for_function(
+        """(selector) => new Promise((done) => {
+            const box = document.getElementById("workspace");
+            const el = box.querySelector(selector);
+            const top = el.getBoundingClientRect().top - box.getBoundingClientRect().top;
+            box.scrollTo({top: box.scrollTop + top + el.offsetHeight / 2, behavior: "instant"});
+            const at = box.scrollTop;  // no smooth scroll of the page's still moving it
+            setTimeout(() => done(box.scrollTop === at), 300);
+        })""",
+        arg=control,
+    )
+    page.keyboard.press("Tab")
+    found = page.evaluate(FOCUS_RING)
+    assert found["element"].startswith(f"button{control}"), found
+    assert not found["clipped"], f"a half-hidden {control} taking focus: {found['clipped']}"
+
+
 @pytest.mark.parametrize("viewport", [WIDE, NARROW], ids=["1280", "390"])
 def test_focus_rings_are_never_clipped(
     open_page: Callable[..., Page], server: str, viewport: dict[str, int]
@@ -306,6 +329,8 @@ def test_focus_rings_are_never_clipped(
     page.get_by_role("button", name="NumPy").click()
     submit(page, WRONG, some_failed(server))
     assert_rings_whole(page, "an exercise after Submit")
+    if viewport is WIDE:  # the workspace is a scrolling box of its own
+        assert_ring_whole_when_half_hidden(page, "#hint-button", ".track-button")
     log_in(page, server)
     assert_rings_whole(page, "the dashboard")
     page.goto(f"{server}/instructor/exercises/{SLUG}")
