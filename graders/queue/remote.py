@@ -48,6 +48,7 @@ log = logging.getLogger("drill.remote")
 
 STREAM_FULL = 10077  # JetStream's error code for "maximum messages exceeded"
 CONNECT_WAIT = 5.0  # seconds start() waits for the broker before serving degraded
+PREPARE_RETRY_SECONDS = 1.0
 GRACE = 5.0  # seconds beyond a phase's own bound before the API gives up on it
 PUBLISH_TIMEOUT = 2.0
 HOPS_KEPT = 1000
@@ -99,6 +100,7 @@ class RemoteBackend:
         self._waiting: dict[str, _Waiter] = {}
         self._closed = False
         self._connector: Future[None] | None = None
+        self._preparing: asyncio.Future[None] | None = None
 
     # --- life cycle ---
 
@@ -120,6 +122,8 @@ class RemoteBackend:
         async def stop() -> None:
             for waiter in self._waiting.values():
                 waiter.changed.set()  # each ends with "shut down" rather than hang
+            if self._preparing is not None:
+                self._preparing.cancel()
             if self._nc is not None and not self._nc.is_closed:
                 await self._nc.close()
 
@@ -159,12 +163,22 @@ class RemoteBackend:
         await self._prepare()
 
     async def _prepare(self) -> None:
+        """Set up the stream, trying again each second while connected: a broker that
+        has just started listening may not answer for JetStream yet (under load, for
+        seconds), and no later connection change would come to try again."""
         assert self._js is not None
-        try:
-            await queue.ensure_stream(self._js, self.settings)
-        except (TimeoutError, NatsError, OSError) as exc:
-            self._stream_ready = False
-            self._problem = f"the job stream could not be set up ({exc})"
+        while not self._closed:
+            try:
+                await queue.ensure_stream(self._js, self.settings)
+                break
+            except (TimeoutError, NatsError, OSError) as exc:
+                self._stream_ready = False
+                self._problem = f"the job stream could not be set up ({exc})"
+            nc = self._nc
+            if nc is None or not nc.is_connected:
+                return  # the reconnection calls this again
+            await asyncio.sleep(PREPARE_RETRY_SECONDS)
+        else:
             return
         self._stream_ready = True
         self._problem = None
@@ -175,7 +189,10 @@ class RemoteBackend:
         if nc is None or self._closed:
             return
         if nc.is_connected:
-            await self._prepare()
+            # In a task of its own: the client waits for this callback, and _prepare may
+            # keep trying for a while.
+            if self._preparing is None or self._preparing.done():
+                self._preparing = asyncio.ensure_future(self._prepare())
         else:
             self._stream_ready = False
             self._problem = f"the broker at {self.settings.queue} is unreachable"

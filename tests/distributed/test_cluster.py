@@ -174,9 +174,9 @@ def healthy(scene: Scene) -> Scene:
     for name in ("w1", "w2", "ref"):
         scene.worker(name)
     deadline = time.monotonic() + 60
-    for api in scene.apis.values():
-        while httpx.get(f"{api.base}/healthz", timeout=5).json()["status"] != "ok":
-            assert time.monotonic() < deadline, scene.cluster.logs()
+    for name, api in scene.apis.items():
+        while (health := httpx.get(f"{api.base}/healthz", timeout=5).json())["status"] != "ok":
+            assert time.monotonic() < deadline, f"{name}: {health}\n{scene.cluster.logs()}"
             time.sleep(0.1)
     return scene
 
