@@ -49,14 +49,15 @@ SEVENTH_TEST = """
 
 import numpy as np  # noqa: E402
 
+from graders.sandbox.checkpointing import counting_layers
 from graders.sandbox.testing import test  # noqa: E402
 
 
 @test("the output does not depend on which layers are checkpointed", hint=1)
 def output_whatever_the_checkpoints(t):
     x = np.array([0.5, -2.0, 3.0])
-    plain, _ = t.call("checkpoint_forward", t.counting_layers([np.tanh, np.sin, np.cos]), x, [])
-    layers = t.counting_layers([np.tanh, np.sin, np.cos])
+    plain, _ = t.call("checkpoint_forward", counting_layers([np.tanh, np.sin, np.cos]), x, [])
+    layers = counting_layers([np.tanh, np.sin, np.cos])
     checkpointed, _ = t.call("checkpoint_forward", layers, x, [0, 2])
     return {"output without checkpoints": plain, "output with checkpoints 0 and 2": checkpointed}
 """

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from graders.grading import layer_calls
 from graders.sandbox.wire import ArrayObs, CallsObs, ObjectObs, TensorObs
 
 Reveal = Literal["full", "summary", "none"]
@@ -146,55 +147,7 @@ class _Comparer:
         return None
 
     def calls(self, exp: CallsObs, got: CallsObs, path: str) -> str | None:
-        if exp.layers == got.layers and exp.more == got.more:
-            return self.inputs(exp, got, path)
-        if got.more and not exp.more:
-            return (
-                f"{path}: layers were called more than {len(got.layers)} times; "
-                f"expected {_count(len(exp.layers))}"
-                if self.summary
-                else f"{path}: layers were called more than {len(got.layers)} times"
-            )
-        ran = _layers(got.layers)
-        if not self.summary:
-            return f"{path}: the layers that ran are not the expected ones"
-        if not exp.layers:
-            return f"{path}: {ran} ran; no layer should run"
-        same_layers = sorted(exp.layers) == sorted(got.layers)
-        if not self.full:
-            # A summary says what ran and which rule that breaks; the expected layers and
-            # their order are values, which only a test that reveals them in full shows.
-            if same_layers:
-                return (
-                    f"{path}: layers ran in the order {_seq(got.layers)}: the right layers, "
-                    "but not in the expected order"
-                )
-            got_n, exp_n = len(got.layers), len(exp.layers)
-            if got_n == exp_n:
-                return f"{path}: {ran} ran: {_count(got_n)}, as expected, but not the right layers"
-            return f"{path}: {ran} ran: {_count(got_n)} where {exp_n} {_are(exp_n)} expected"
-        if same_layers:
-            return (
-                f"{path}: layers ran in the order {_seq(got.layers)}; expected {_seq(exp.layers)}"
-            )
-        if len(set(exp.layers)) == len(exp.layers) and len(set(got.layers)) == len(got.layers):
-            only = "only " if set(exp.layers) < set(got.layers) else ""
-            return f"{path}: {ran} ran; {only}{_layers(exp.layers)} should run"
-        return f"{path}: layers ran in the order {_seq(got.layers)}; expected {_seq(exp.layers)}"
-
-    def inputs(self, exp: CallsObs, got: CallsObs, path: str) -> str | None:
-        """The right layers ran; were they given the right values? (The reference's layer
-        inputs, bit for bit: a layer run for show on other values does not count.)"""
-        if not exp.inputs or exp.inputs == got.inputs:
-            return None
-        if len(got.inputs) != len(exp.inputs):
-            return f"{path}: the record of the layers' inputs is incomplete"
-        i = next(i for i, (e, g) in enumerate(zip(exp.inputs, got.inputs, strict=True)) if e != g)
-        return (
-            f"{path}: the right layers ran, but layer {got.layers[i]} (call {i + 1}) was not "
-            "given the value it should work on: each layer must be applied to the output "
-            "of the layer before it, starting from the activation the rule says to start from"
-        )
+        return layer_calls.difference(exp, got, path, full=self.full, summary=self.summary)
 
     # --- arrays and tensors ---
 
@@ -378,22 +331,3 @@ def _sorted_keys(d: dict[Any, Any]) -> str:
     except TypeError:
         keys = list(d)
     return _clip("[" + ", ".join(repr(k) for k in keys) + "]")
-
-
-def _seq(layers: tuple[int, ...]) -> str:
-    return _clip(", ".join(str(i) for i in layers[:200])) if layers else "(none)"
-
-
-def _count(calls: int) -> str:
-    return "1 call" if calls == 1 else f"{calls} calls"
-
-
-def _are(count: int) -> str:
-    return "is" if count == 1 else "are"
-
-
-def _layers(layers: tuple[int, ...]) -> str:
-    if not layers:
-        return "no layer"
-    word = "layer" if len(layers) == 1 else "layers"
-    return f"{word} {_seq(layers)}"

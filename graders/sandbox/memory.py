@@ -1,6 +1,6 @@
 """What a call leaves held in memory, observed where learner code cannot blind it.
 
-Two observations back the saved-tensor hooks of ``Scenario.kept_for_backward``, which a
+Two observations back the saved-tensor hooks of ``checkpointing.kept_for_backward``, which a
 learner's own pair of hooks, pushed inside the call, takes over (hooks are a stack, and
 only the innermost pair packs what autograd saves):
 

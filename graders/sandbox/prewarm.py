@@ -28,14 +28,21 @@ import numpy as np
 import torch
 from torch import nn
 
+from graders.sandbox.checkpointing import (
+    counting_layers,
+    counting_modules,
+    held_in_python,
+    kept_for_backward,
+    recording,
+)
 from graders.sandbox.testing import test
 
 
 @test("numpy layers", rtol=1e-7)
 def numpy_layers(t):
-    layers = t.counting_layers([np.tanh, lambda a: a * 2.0, np.sin, lambda a: a - a.mean()])
+    layers = counting_layers([np.tanh, lambda a: a * 2.0, np.sin, lambda a: a - a.mean()])
     x = np.linspace(-1.0, 1.0, 6)
-    with t.recording("forward") as calls:
+    with recording(t, "forward") as calls:
         saved = t.call("forward", layers, x, [1, 3])
     print("warming the output capture")
     return {"saved": saved, "keys": t.keys(saved), "calls": calls, "mean": float(x.mean())}
@@ -44,15 +51,15 @@ def numpy_layers(t):
 @test("torch layers", rtol=0, atol=0)
 def torch_layers(t):
     modules = [nn.Linear(4, 4) if i % 2 == 0 else nn.Tanh() for i in range(6)]
-    layers = t.counting_modules(nn.ModuleList(modules))
+    layers = counting_modules(nn.ModuleList(modules))
     x = torch.randn(3, 4, requires_grad=True)
     with (
-        t.recording("forward") as forward_calls,
-        t.kept_for_backward(layers) as kept,
-        t.held_in_python() as held,
+        recording(t, "forward") as forward_calls,
+        kept_for_backward(t, layers) as kept,
+        held_in_python(t) as held,
     ):
         output = t.call("stack", layers, x, 2)
-    with t.recording("backward") as backward_calls:
+    with recording(t, "backward") as backward_calls:
         (output**2).sum().backward()
     return {
         "output": output,

@@ -1,6 +1,6 @@
 """Call records of counting layers, kept where learner code cannot reach them by name.
 
-A test holds a :class:`Calls` *handle* (``with t.recording("backward") as calls``) and
+A test holds a :class:`Calls` *handle* (``with recording(t, "backward") as calls``) and
 returns it as an observation; the layers that ran are read from the recorder only when
 the observations are encoded. The handle is an immutable tuple of the phase and a key,
 and the records live in a closure of this module's functions, so neither walking up to a

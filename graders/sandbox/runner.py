@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from graders.sandbox import integrity, testing
+from graders.sandbox import checkpointing, integrity, testing
 from graders.sandbox.encode import Encoder
 from graders.sandbox.wire import FrameType, WireError, pack
 
@@ -190,7 +190,7 @@ def call_notes(scenario: testing.Scenario, observations: Any) -> dict[str, Any]:
     """Which call of the learner's code each observation came from, and those calls as
     the learner would read them (display only: the server renders them and never
     trusts them for a verdict)."""
-    log = scenario.log
+    log = scenario.call_log
     call_of: dict[str, int] = {}
     if type(observations) is dict:
         for key, value in observations.items():
@@ -274,16 +274,31 @@ def freeze_harness() -> None:
 
 
 def job_snapshot(tests: types.ModuleType) -> integrity.Snapshot:
-    from graders.sandbox import encode, memory, records, wire
-
     global LIBRARIES
     if LIBRARIES is None:
         LIBRARIES = integrity.library_snapshot()
-    snapshot = integrity.Snapshot()
-    for module in (testing, encode, memory, records, wire, integrity, sys.modules[__name__]):
-        snapshot.exact(module.__name__, vars(module))
+    snapshot = harness_snapshot()
     snapshot.exact("the tests module", vars(tests))
     return snapshot
+
+
+def harness_snapshot() -> integrity.Snapshot:
+    from graders.sandbox import encode, memory, records, wire
+
+    snapshot = integrity.Snapshot()
+    harness = (testing, checkpointing, encode, memory, records, wire, integrity)
+    for module in (*harness, sys.modules[__name__]):
+        snapshot.exact(module.__name__, vars(module))
+    return snapshot
+
+
+def refuse_function_changes() -> None:
+    """In the warm worker, before any job: no code or defaults of a function of the
+    harness or of the libraries' namespaces the tests rely on can be replaced from now
+    on (integrity.refuse_function_changes); the snapshots taken later leave them out of
+    their comparison, which would cost each call of learner code ~50 µs."""
+    functions = harness_snapshot().functions() + integrity.library_snapshot().functions()
+    integrity.refuse_function_changes(functions)
 
 
 class Job:

@@ -46,22 +46,13 @@ This module runs inside the sandbox; it must stay free of server code.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
-from graders.sandbox.memory import held_since, kept_by_graph, start_tracing
-from graders.sandbox.records import (
-    Calls,
-    Kept,
-    add_kept,
-    note_call,
-    start_keeping,
-    start_recording,
-    stop_recording,
-)
+from graders.sandbox.records import Calls, Kept
 
 try:
     import torch
@@ -243,66 +234,61 @@ class MissingEntryPoint(Exception):
     """The submission does not define a function the test calls."""
 
 
-def _counting_layer(fn: Callable[[Any], Any], index: int) -> Callable[[Any], Any]:
-    """A layer that records its calls. The function it wraps is held by a closure, not an
-    attribute: there is no ``layer._fn`` through which to run it uncounted."""
-
-    def layer(x: Any) -> Any:
-        layer.calls += 1  # type: ignore[attr-defined]
-        note_call(index, x)
-        return fn(x)
-
-    layer.index = index  # type: ignore[attr-defined]
-    layer.calls = 0  # type: ignore[attr-defined]
-    layer.__name__ = layer.__qualname__ = f"layer_{index}"
-    return layer
-
-
-def _counting_forward(module: Any, index: int) -> Callable[..., Any]:
-    """The module's own forward, reporting each call: installed as the module's
-    ``forward`` attribute, it counts ``layer(h)`` (``Module.__call__`` looks ``forward``
-    up on the instance), ``layer.forward(h)`` and ``checkpoint(layer, h)`` alike, and a
-    call that is counted always runs the forward."""
-    forward = module.forward
-
-    def counted_forward(*args: Any, **kwargs: Any) -> Any:
-        note_call(index, args)
-        return forward(*args, **kwargs)
-
-    return counted_forward
-
-
-def _identity(value: Any) -> Any:
-    return value
-
-
-@dataclass(slots=True)
 class Scenario:
-    """What a test function receives as ``t``: the way to call the submission and to
-    build observable inputs."""
+    """What a test function receives as ``t``: the way to call the submission
+    (:meth:`call`), tables of cases (:meth:`cases`, :meth:`random_cases`) and a few
+    readings of what it returned (:meth:`keys`, :meth:`grads`, :meth:`values`).
 
-    namespace: dict[str, Any]
-    entry_points: Sequence[str]
-    # The seed random, NumPy and torch were seeded with for this test (the same for the
-    # reference and the submission; per learner for a ``per_learner`` test).
-    seed: int = 0
-    last_call: str | None = None
-    returned: str | None = None  # what the last call returned, in words (describe_result)
-    # Called after every call of learner code (graders.sandbox.integrity).
-    after_call: Callable[[], None] | None = None
-    # Each call made, described for the learner: (entry point, args, kwargs, label of the
-    # case it was made in or None), each argument a (text, short) pair (describe_argument).
-    log: list[CallDescription] = field(default_factory=list)
-    # The label of the case of ``cases`` running now (None outside a case).
-    case: str | None = None
-    # How many tables of random cases this test has drawn: each gets its own stream.
-    draws: int = 0
-    # id(object) -> (the object, kept alive; index in ``log`` of the call it came from),
-    # so that a failing observation can be shown with the call that produced it.
-    origins: dict[int, tuple[Any, int]] = field(default_factory=dict)
-    # For each ``kept_for_backward`` block open now, the (arguments, result) of each call
-    # made in it: where its reading of the graph starts.
-    watching: list[list[tuple[Any, Any]]] = field(default_factory=list)
+    Helpers for one topic's exercises live in a module of their own and take ``t``
+    (``graders.sandbox.checkpointing``). The rest is the harness's: ``call_log``,
+    ``call_of``, ``last_call`` and ``returned`` are read by the runner to tell the
+    learner which call an observation came from."""
+
+    __slots__ = (
+        "_after_call",
+        "_case",
+        "_draws",
+        "_entry_points",
+        "_log",
+        "_namespace",
+        "_origins",
+        "_watching",
+        "last_call",
+        "returned",
+        "seed",
+    )
+
+    def __init__(
+        self,
+        namespace: dict[str, Any],
+        entry_points: Sequence[str],
+        seed: int = 0,
+        after_call: Callable[[], None] | None = None,
+    ) -> None:
+        self._namespace = namespace  # the submission's module
+        self._entry_points = entry_points
+        # The seed random, NumPy and torch were seeded with for this test (the same for
+        # the reference and the submission; per learner for a ``per_learner`` test).
+        self.seed = seed
+        self._after_call = after_call  # after every call of learner code (integrity)
+        self.last_call: str | None = None
+        self.returned: str | None = None  # what the last call returned (describe_result)
+        # Each call made, described for the learner: (entry point, args, kwargs, label of
+        # the case it was made in or None), each argument a (text, short) pair.
+        self._log: list[CallDescription] = []
+        self._case: str | None = None  # the label of the case of ``cases`` running now
+        self._draws = 0  # tables of random cases drawn so far: each gets its own stream
+        # id(object) -> (the object, kept alive; index in the log of the call it came
+        # from), so that a failing observation can be shown with the call that made it.
+        self._origins: dict[int, tuple[Any, int]] = {}
+        # For each measuring block open now (checkpointing.kept_for_backward), the
+        # (arguments, result) of each call made in it.
+        self._watching: list[list[tuple[Any, Any]]] = []
+
+    @property
+    def call_log(self) -> list[CallDescription]:
+        """The calls made so far, described for the learner (the runner sends them)."""
+        return self._log
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call entry point ``name`` of the submission with copies of array arguments.
@@ -314,39 +300,39 @@ class Scenario:
         --------
         >>> out, saved = t.call("checkpoint_forward", layers, x, [1, 3])
         """
-        if name not in self.entry_points:
+        if name not in self._entry_points:
             raise ValueError(f"test calls {name!r}, which is not an entry point of this track")
-        fn = self.namespace.get(name)
+        fn = self._namespace.get(name)
         if not callable(fn):
             raise MissingEntryPoint(name)
         self.last_call = name
-        self.log.append(
+        self._log.append(
             (
                 name,
                 [describe_argument(a) for a in args],
                 {k: describe_argument(v) for k, v in kwargs.items()},
-                self.case,
+                self._case,
             )
         )
         self.returned = None
         result = fn(*_copy_in(args), **_copy_in(kwargs))
-        for calls in self.watching:
+        for calls in self._watching:
             calls.append(((args, kwargs), result))
-        if self.after_call is not None:
-            self.after_call()
+        if self._after_call is not None:
+            self._after_call()
         self.returned = describe_result(result)
-        self._came_from(result, len(self.log) - 1)
+        self._came_from(result, len(self._log) - 1)
         if type(result) is tuple or type(result) is list:
             for item in result[:16]:
-                self._came_from(item, len(self.log) - 1)
+                self._came_from(item, len(self._log) - 1)
         return result
 
     def _came_from(self, value: Any, call: int) -> None:
         if value is not None and type(value) not in (bool, int, float, str):
-            self.origins[id(value)] = (value, call)
+            self._origins[id(value)] = (value, call)
 
     def _origin(self, value: Any) -> int | None:
-        origin = self.origins.get(id(value))
+        origin = self._origins.get(id(value))
         return origin[1] if origin is not None and origin[0] is value else None
 
     def _inherit(self, derived: Any, source: Any) -> None:
@@ -355,14 +341,20 @@ class Scenario:
         if call is not None:
             self._came_from(derived, call)
 
+    def _from_last_call(self, value: Any) -> None:
+        """``value`` (a record made while or after the last call ran) came from that
+        call: for the helper modules' measuring blocks."""
+        if self._log:
+            self._came_from(value, len(self._log) - 1)
+
     def call_of(self, value: Any) -> int | None:
-        """The index in ``log`` of the call an observed value came from: the call that
+        """The index in ``call_log`` of the call an observed value came from: the call that
         returned it (or the tuple it was part of), the call made inside the recording it
         is, the only call of the test; None when that cannot be told."""
         call = self._origin(value)
         if call is not None:
             return call
-        return 0 if len(self.log) == 1 else None
+        return 0 if len(self._log) == 1 else None
 
     def cases(
         self,
@@ -388,8 +380,8 @@ class Scenario:
         ...     lambda keep: {"saved": t.call("checkpoint_forward", layers, x, keep)[1]},
         ... )
         """
-        if self.case is not None:
-            raise ValueError(f"cases cannot be nested: a table of cases inside case {self.case!r}")
+        if self._case is not None:
+            raise ValueError(f"cases cannot be nested: a table of cases inside case {self._case!r}")
         items = _case_table(table)
         return {
             case_key(label): self._run_case(label, args, keywords, check)
@@ -422,8 +414,8 @@ class Scenario:
         if type(count) is not int or not 1 <= count <= 1000:
             raise ValueError(f"random_cases needs a count from 1 to 1000, not {count!r}")
         # A stream of its own per table: two tables in one test draw different cases.
-        rng = np.random.default_rng([self.seed, self.draws])
-        self.draws += 1
+        rng = np.random.default_rng([self.seed, self._draws])
+        self._draws += 1
         table = [(f"{name} {i} of {count}", draw(rng)) for i in range(1, count + 1)]
         return self.cases(table, check)
 
@@ -434,19 +426,19 @@ class Scenario:
         keywords: tuple[tuple[str, Any], ...],
         check: Callable[..., dict[str, Any]],
     ) -> Any:
-        start = len(self.log)
-        self.case = label
+        start = len(self._log)
+        self._case = label
         try:
             observed = check(*args, **dict(keywords))
         finally:
-            self.case = None
+            self._case = None
         if type(observed) is not dict:
             raise TypeError(
                 f"case {label!r}: the check returned {type(observed).__name__}, "
                 "not a dict of observations"
             )
         observed = dict(observed)  # an object of its own, to tie to the case's call
-        made = range(start, len(self.log))
+        made = range(start, len(self._log))
         if made:
             # The call the case's observations came from; when they came from several,
             # the case's first call (one call per case is what the docs advise).
@@ -454,113 +446,6 @@ class Scenario:
             mine = [i for i in made if i in origins]
             self._came_from(observed, mine[0] if len(mine) == 1 else made[0])
         return observed
-
-    def counting_layers(self, fns: Sequence[Callable[[Any], Any]]) -> list[Callable[[Any], Any]]:
-        """Wrap plain functions as layers that count their calls (``layer.calls``, the
-        total; ``layer.index``, the position) and report them to active recordings.
-
-        Examples
-        --------
-        >>> layers = t.counting_layers([lambda a: a * 2, lambda a: a + 1])
-        """
-        return [_counting_layer(fn, i) for i, fn in enumerate(fns)]
-
-    def counting_modules(self, modules: Any) -> Any:
-        """Make each module of a ``torch.nn.ModuleList`` report its forward calls, however
-        they are made (``layer(h)``, ``layer.forward(h)``, through a checkpoint).
-
-        The modules stay ordinary modules (parameters, ``.grad``, hooks all work).
-
-        Examples
-        --------
-        >>> layers = t.counting_modules(nn.ModuleList(nn.Linear(4, 4) for _ in range(6)))
-        """
-        for i, module in enumerate(modules):
-            module.forward = _counting_forward(module, i)
-        return modules
-
-    @contextlib.contextmanager
-    def recording(self, phase: str) -> Iterator[Calls]:
-        """Record which counting layers run inside the ``with`` block, in order.
-
-        Examples
-        --------
-        >>> with t.recording("recompute") as calls:
-        ...     t.call("checkpoint_recompute", layers, saved, [1], 2)
-        >>> return {"calls during recompute": calls}
-        """
-        calls = start_recording(phase)
-        try:
-            yield calls
-        finally:
-            stop_recording(calls)
-            # The call made inside the block, or else the one the block goes on with
-            # (a backward pass through what the last call returned).
-            if self.log:
-                self._came_from(calls, len(self.log) - 1)
-
-    @contextlib.contextmanager
-    def kept_for_backward(self, parameters_of: Any = None) -> Iterator[Kept]:
-        """Measure the bytes of the activations autograd keeps for backward in the block.
-
-        Inside a ``torch.utils.checkpoint`` region the checkpoint's own hooks take over
-        and nothing is counted, which is the point of checkpointing: the observation is
-        the activation memory held outside checkpointed regions (a checkpoint keeps its
-        inputs there). Storage shared by several saved tensors counts once; the
-        parameters of ``parameters_of`` (a module) do not count, however a solution
-        hands them to autograd.
-
-        It is seen twice and counted once: through saved-tensor hooks of the harness
-        while the block runs, and, when it ends, in the graph of what the block's calls
-        returned (``memory.kept_by_graph``), where the learner's own saved-tensor hooks,
-        which take over from the harness's, cannot hide it.
-
-        Examples
-        --------
-        >>> with t.kept_for_backward(layers) as kept:
-        ...     out = t.call("forward_with_checkpointing", layers, x, 2)
-        >>> return {"bytes kept for backward outside checkpoints": kept}
-        """
-        exclude = set()
-        if parameters_of is not None:
-            exclude = {p.untyped_storage().data_ptr() for p in parameters_of.parameters()}
-        kept, pack = start_keeping(frozenset(exclude))
-        calls: list[tuple[Any, Any]] = []
-        self.watching.append(calls)
-        try:
-            with torch.autograd.graph.saved_tensors_hooks(pack, _identity):
-                yield kept
-        finally:
-            self.watching[:] = [w for w in self.watching if w is not calls]
-        add_kept(kept, *kept_by_graph(calls, self.namespace, _identity))
-
-    @contextlib.contextmanager
-    def held_in_python(self) -> Iterator[Kept]:
-        """Measure the bytes of NumPy arrays and other Python objects made in the block
-        and still held when it ends, wherever they are kept (``ctx``, a global, a
-        closure): what no torch storage shows, such as ``ctx.a = a.numpy().copy()``.
-
-        NumPy's buffers count exactly; Python's other allocations (lists, bytes,
-        objects) only once they reach ``memory.PYTHON_FLOOR`` (32 KiB) together, since any
-        call leaves a few KiB behind. Measured with ``tracemalloc``: a block that runs
-        under it is slower, so keep it to the calls that need it.
-
-        Examples
-        --------
-        >>> with t.held_in_python() as held:
-        ...     y = t.call("mlp_block", x, w1, b1, w2, b2)
-        >>> return {"bytes of NumPy arrays and Python objects still held": held}
-        """
-        held, _ = start_keeping(frozenset())
-        started, sentinel = start_tracing()
-        try:
-            yield held
-        finally:
-            found = held_since(started, sentinel)
-        if isinstance(found, str):
-            add_kept(held, {}, found)
-        else:
-            add_kept(held, {0: found}, None)
 
     def keys(self, mapping: Any) -> Any:
         """The sorted keys of a dict, or the value itself when it is not a dict.
@@ -704,8 +589,8 @@ _SCALARS = (bool, int, float, str, type(None))
 
 def describe_argument(value: Any) -> tuple[str, bool]:
     """How a test's argument reads in a failure message: ``("[4, 1]", True)`` for a short
-    value shown as it is, ``("8 layers", False)`` for one the server names by its
-    parameter (``layers``). Arguments are the test's own values, never learner objects."""
+    value shown as it is, ``("a list of 8 functions", False)`` for one the server names
+    by its parameter (``layers``). Arguments are the test's own values, never learner objects."""
     t = type(value)
     if t in _SCALARS:
         text = repr(value)
@@ -715,7 +600,7 @@ def describe_argument(value: Any) -> tuple[str, bool]:
     if t is list or t is tuple:
         items = list(value)
         if items and all(callable(v) for v in items):
-            return f"{len(items)} layers", False
+            return f"a {t.__name__} of {len(items)} functions", False
         if len(items) <= 8 and all(type(v) in _SCALARS for v in items):
             text = repr(value)
             if len(text) <= 60:
@@ -726,7 +611,7 @@ def describe_argument(value: Any) -> tuple[str, bool]:
     if t is np.ndarray:
         return f"an array of shape {value.shape}", False
     if torch is not None and isinstance(value, torch.nn.ModuleList | torch.nn.Sequential):
-        return f"{len(value)} layers", False
+        return f"a {t.__name__} of {len(value)} modules", False
     if torch is not None and t is torch.Tensor:
         return f"a tensor of shape {tuple(value.shape)}", False
     return f"a {t.__name__}", False

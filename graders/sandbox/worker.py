@@ -429,9 +429,11 @@ def main(argv: list[str]) -> None:
     ctrl = socket.socket(fileno=ctrl_fd)
     worker = Worker(ctrl, sandboxed=backend == "bwrap")
     versions = warm_up()
-    # Before any job: the harness's classes become immutable, and the library functions
-    # the tests rely on are noted, to be checked in every job (graders.sandbox.integrity).
+    # Before any job: the harness's classes become immutable, their functions' code can no
+    # longer be replaced, and the library functions the tests rely on are noted, to be
+    # checked in every job (graders.sandbox.integrity).
     runner.freeze_harness()
+    runner.refuse_function_changes()
     runner.LIBRARIES = integrity.library_snapshot()
     # Move everything imported so far out of the collector's reach: a child's garbage
     # collections then neither walk nor touch (and copy) the inherited heap.

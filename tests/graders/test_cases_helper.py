@@ -287,7 +287,7 @@ def test_a_check_must_return_observations_and_cases_do_not_nest():
         t.cases({"a": 1}, lambda k: [k])
     with pytest.raises(ValueError, match=r"cannot be nested: a table of cases inside case 'outer'"):
         t.cases({"outer": 1}, lambda k: t.cases({"inner": 2}, lambda j: {}))
-    assert t.case is None  # a failed case leaves no label behind for later calls
+    assert t._case is None  # a failed case leaves no label behind for later calls
 
 
 def test_a_case_passes_its_arguments_by_name():
@@ -303,7 +303,7 @@ def test_a_case_passes_its_arguments_by_name():
     assert [(list(x), k, scale) for x, k, scale in seen] == [([1.0, 1.0], 2, 1), ([1.0], 3, 2)]
     assert list(observed) == ["case 'k first'", "case 'with a default'"]
     assert observed["case 'with a default'"]["result"].tolist() == [6.0]
-    assert [entry[3] for entry in t.log] == ["k first", "with a default"]
+    assert [entry[3] for entry in t.call_log] == ["k first", "with a default"]
     with pytest.raises(TypeError, match="unexpected keyword argument 'y'"):
         t.cases([Case("a", y=1)], lambda k: {})
 
@@ -378,7 +378,7 @@ def test_a_case_is_tied_to_the_call_its_observations_came_from():
 
     observed = t.cases({"a": 1, "b": 2}, check)
     assert [t.call_of(observed[case_key(label)]) for label in "ab"] == [1, 3]
-    assert [entry[3] for entry in t.log] == ["a", "a", "b", "b"]  # each call's case
+    assert [entry[3] for entry in t.call_log] == ["a", "a", "b", "b"]  # each call's case
 
 
 def test_the_server_knows_a_case_key_by_its_form():

@@ -14,6 +14,7 @@ from graders.grading import feedback
 from graders.grading.compare import Tolerance, differences
 from graders.grading.verdicts import plain_message
 from graders.sandbox import runner
+from graders.sandbox.checkpointing import counting_layers, recording
 from graders.sandbox.testing import Scenario, describe_argument, describe_result
 from graders.sandbox.wire import ArrayObs, CallsObs
 
@@ -33,8 +34,8 @@ PARAMETERS = {
         ([4, 1], ("[4, 1]", True)),
         ([], ("[]", True)),
         (list(range(30)), ("a list of 30 items", False)),
-        ([abs, abs], ("2 layers", False)),
-        (nn.ModuleList([nn.Tanh()] * 3), ("3 layers", False)),
+        ([abs, abs], ("a list of 2 functions", False)),
+        (nn.ModuleList([nn.Tanh()] * 3), ("a ModuleList of 3 modules", False)),
         ({-1: 1.0, 2: 3.0}, ("a dict with 2 keys", False)),
         (np.zeros((2, 3)), ("an array of shape (2, 3)", False)),
         (torch.zeros(4), ("a tensor of shape (4,)", False)),
@@ -46,14 +47,22 @@ def test_arguments_are_described_short_or_by_kind(value, described):
 
 
 def test_a_call_reads_with_the_references_parameter_names():
-    args = [("8 layers", False), ("a dict with 3 keys", False), ("[4, 1]", True), ("3", True)]
+    args = [
+        ("a list of 8 functions", False),
+        ("a dict with 3 keys", False),
+        ("[4, 1]", True),
+        ("3", True),
+    ]
     call = feedback.Call("checkpoint_recompute", args, {})
     assert (
         call.render(PARAMETERS)
         == "checkpoint_recompute(layers, saved_activations, [4, 1], layer_idx=3)"
     )
     # Without names (an entry point the reference does not define), the values stand alone.
-    assert call.render({}) == "checkpoint_recompute(8 layers, a dict with 3 keys, [4, 1], 3)"
+    assert (
+        call.render({})
+        == "checkpoint_recompute(a list of 8 functions, a dict with 3 keys, [4, 1], 3)"
+    )
     keyword = feedback.Call("f", [], {"segment_size": ("2", True), "x": ("a tensor", False)})
     assert keyword.render({}) == "f(segment_size=2, x)"
 
@@ -63,11 +72,11 @@ def test_the_runner_ties_each_observation_to_the_call_it_came_from():
         return np.ones(2) * k
 
     t = Scenario({"recompute": recompute}, ["recompute"])
-    layers = t.counting_layers([abs, abs])
+    layers = counting_layers([abs, abs])
     first = t.call("recompute", layers, {}, [1], 0)
-    with t.recording("second") as calls:
+    with recording(t, "second") as calls:
         second = t.call("recompute", layers, {}, [1], 1)
-    with t.recording("backward") as later:  # no call inside: goes on from the last one
+    with recording(t, "backward") as later:  # no call inside: goes on from the last one
         pass
     observed = {"first": first, "second": second, "calls": calls, "later": later, "n": 1.0}
     notes = runner.call_notes(t, observed)

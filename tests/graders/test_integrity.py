@@ -4,8 +4,10 @@ through the service, by tests/security/test_forgeries.py."""
 
 from __future__ import annotations
 
+import json
 import marshal
 import os
+import subprocess
 import sys
 import types
 import warnings
@@ -16,7 +18,15 @@ import torch
 from torch import nn
 
 from graders.grading.jobs import compiled_tests
-from graders.sandbox import integrity, prewarm, records, runner, testing, wire
+from graders.sandbox import encode, integrity, prewarm, records, runner, testing, wire
+from graders.sandbox.checkpointing import (
+    counting_layers,
+    counting_modules,
+    held_in_python,
+    kept_for_backward,
+    recording,
+)
+from graders.settings import ROOT
 from tests.catalog import shipped_catalog, shipped_tracks
 
 
@@ -68,6 +78,138 @@ def test_the_snapshot_names_what_changed():
     library.function = original
     module.extra = 1
     assert snapshot.changed() == "harness_like.extra was added"
+
+
+def test_the_snapshot_sees_a_function_given_other_code_or_defaults():
+    """A function object is mutable: ``f.__code__ = g.__code__`` swaps what it runs and
+    changes no dict, so no version tag shows it. Methods of a namespace's classes count,
+    as do the functions a decorator wraps, and the libraries' functions."""
+    module = types.ModuleType("harness_like")
+    exec(
+        "import contextlib\n"
+        "def helper(a=1):\n    return a\n"
+        "def keyword(*, b=1):\n    return b\n"
+        "def plain(a):\n    return a\n"
+        "class Encoder:\n    def value(self, v):\n        return v\n"
+        "    @property\n    def size(self):\n        return 1\n"
+        "@contextlib.contextmanager\ndef block():\n    yield 1\n",
+        vars(module),
+    )
+    library = types.ModuleType("library_like")
+    library.function = lambda: 2
+    library.dispatched = np.copy  # a C dispatcher; its implementation is a Python function
+    snapshot = integrity.Snapshot()
+    snapshot.exact("harness_like", vars(module))
+    snapshot.kept("library_like", vars(library))
+    assert snapshot.changed() is None
+    forged = (lambda *args: "forged").__code__
+    for function, message in [
+        (module.Encoder.value, "the code of harness_like.Encoder.value was replaced"),
+        (module.Encoder.size.fget, "the code of harness_like.Encoder.size was replaced"),
+        (module.block.__wrapped__, "the code of harness_like.block was replaced"),
+        (library.function, "the code of library_like.function was replaced"),
+        (np.copy._implementation, "the code of library_like.dispatched was replaced"),
+    ]:
+        original = function.__code__
+        function.__code__ = forged
+        assert snapshot.changed() == message
+        function.__code__ = original
+        assert snapshot.changed() is None
+    defaults = module.helper.__defaults__
+    module.helper.__defaults__ = (1,)  # equal, but compared by identity: no learner __eq__
+    assert snapshot.changed() == "the default arguments of harness_like.helper were replaced"
+    module.helper.__defaults__ = defaults
+    assert snapshot.changed() is None
+    module.keyword.__kwdefaults__["b"] = 2  # changed in place: the same dict
+    assert snapshot.changed() == "the default arguments of harness_like.keyword were replaced"
+    module.keyword.__kwdefaults__["b"] = 1
+    assert snapshot.changed() is None
+    # contextmanager keeps the generator function in a cell of the function it returns
+    cell = module.block.__closure__[0]
+    original = cell.cell_contents
+    cell.cell_contents = lambda: iter([2])
+    assert snapshot.changed() == "a value harness_like.block keeps in its closure was replaced"
+    cell.cell_contents = original
+    assert snapshot.changed() is None
+    module.plain.__defaults__ = (1,)  # no call the harness makes can notice
+    assert snapshot.changed() is None
+
+
+def test_learner_code_that_swaps_the_code_of_a_harness_method_ends_the_run():
+    """The encoder's class is an immutable type, but its methods are function objects:
+    learner code that walks up to the runner's frame could make it encode anything. (In
+    a process without the warm worker's audit hook: the snapshot sees it after the call.)"""
+    code = SWAP_ENCODER
+    original = encode.Encoder.value.__code__
+    try:
+        frames = run_job(code, TESTS)
+    finally:
+        encode.Encoder.value.__code__ = original  # a real job's process ends with it
+    assert "test" not in [f.header["type"] for f in frames]
+    assert frames[-1].header == {
+        "type": "tampered",
+        "what": "the code of graders.sandbox.encode.Encoder.value was replaced",
+    }
+
+
+SWAP_ENCODER = (
+    "import sys\n"
+    "def f(x):\n"
+    "    frame = sys._getframe(1)\n"
+    "    while 'Encoder' not in frame.f_globals:\n"
+    "        frame = frame.f_back\n"
+    "    frame.f_globals['Encoder'].value.__code__ = (lambda self, v, depth=0: None).__code__\n"
+    "    return x\n"
+)
+
+WARM_WORKER = """
+import json
+import numpy as np
+from graders.sandbox import encode, runner
+from tests.graders.test_integrity import SWAP_ENCODER, TESTS, run_job
+
+runner.freeze_harness()
+runner.refuse_function_changes()  # as the warm worker does before any job
+print(json.dumps(run_job(SWAP_ENCODER, TESTS)[-1].header))
+for owner, name, value in [
+    (encode.Encoder.value, "__code__", (lambda self, v, depth=0: None).__code__),
+    (encode.Encoder.value, "__defaults__", (1,)),
+    (np.copy._implementation, "__code__", (lambda *a, **k: None).__code__),
+]:
+    try:
+        setattr(owner, name, value)
+        print("changed", name)
+    except BaseException as exc:
+        print(type(exc).__name__, exc)
+def mine():
+    return 0
+mine.__code__ = (lambda: 1).__code__  # learner code's own functions stay its own
+print("own", mine())
+"""
+
+
+def test_the_warm_workers_audit_hook_refuses_new_code_for_the_harness_and_libraries():
+    """In a process of its own: the hook cannot be removed once added."""
+    done = subprocess.run(
+        [sys.executable, "-c", WARM_WORKER],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert json.loads(lines[0]) == {
+        "type": "tampered",
+        "what": "the code of graders.sandbox.encode.Encoder.value was replaced",
+    }
+    assert lines[1:] == [
+        "Tampered the code of graders.sandbox.encode.Encoder.value was replaced",
+        "Tampered the default arguments of graders.sandbox.encode.Encoder.value was replaced",
+        "Tampered the code of numpy.lib._function_base_impl.copy was replaced",
+        "own 1",
+    ]
 
 
 def test_a_warning_issued_from_harness_code_is_not_tampering():
@@ -184,9 +326,9 @@ def test_learner_code_cannot_reach_the_live_harness_or_the_tests_by_name():
 
 def test_a_counting_module_counts_every_way_of_calling_it():
     scenario = testing.Scenario({}, [])
-    layers = scenario.counting_modules(nn.ModuleList([nn.Linear(2, 2) for _ in range(3)]))
+    layers = counting_modules(nn.ModuleList([nn.Linear(2, 2) for _ in range(3)]))
     x = torch.zeros(1, 2, requires_grad=True)
-    with scenario.recording("forward") as calls:
+    with recording(scenario, "forward") as calls:
         layers[0](x)
         layers[1].forward(x)  # bypasses Module.__call__ and its hooks
         torch.utils.checkpoint.checkpoint(layers[2], x, use_reentrant=False)
@@ -194,8 +336,7 @@ def test_a_counting_module_counts_every_way_of_calling_it():
 
 
 def test_a_counting_layer_has_no_uncounted_attribute():
-    scenario = testing.Scenario({}, [])
-    (layer,) = scenario.counting_layers([lambda a: a * 2])
+    (layer,) = counting_layers([lambda a: a * 2])
     assert not any(callable(getattr(layer, name)) for name in vars(layer))
     assert (layer.index, layer.calls) == (0, 0)
 
@@ -204,11 +345,11 @@ def test_kept_for_backward_counts_activations_outside_checkpoints():
     scenario = testing.Scenario({}, [])
     layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(4)])
     x = torch.randn(3, 4, requires_grad=True)
-    with scenario.kept_for_backward(layers) as plain:
+    with kept_for_backward(scenario, layers) as plain:
         h = x
         for layer in layers:
             h = torch.tanh(layer(h))
-    with scenario.kept_for_backward(layers) as checkpointed:
+    with kept_for_backward(scenario, layers) as checkpointed:
         torch.utils.checkpoint.checkpoint(nn.Sequential(*layers), x, use_reentrant=False)
     # The plain forward keeps every activation; the checkpointed one only its input.
     assert records.read_kept(checkpointed) == 3 * 4 * 4
@@ -271,7 +412,7 @@ def test_kept_for_backward_reads_the_graph_under_the_learners_own_hooks(monkeypa
         scenario = testing.Scenario(globals(), ["forward"])
         layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(4)])
         x = torch.randn(3, 4, requires_grad=True)
-        with scenario.kept_for_backward(layers) as handle:
+        with kept_for_backward(scenario, layers) as handle:
             scenario.call("forward", layers, x)
         kept[name] = records.read_kept(handle)
     # Hooks of the learner's own hide nothing: the graph holds what they packed (the
@@ -289,7 +430,7 @@ def test_kept_for_backward_leaves_out_the_graph_the_arguments_had():
     scenario = testing.Scenario({"copy": lambda h: h.clone()}, ["copy"])
     x = torch.randn(5, 4, requires_grad=True)
     before = torch.tanh(x)  # TanhBackward keeps 80 bytes, but not the call's doing
-    with scenario.kept_for_backward() as kept:
+    with kept_for_backward(scenario) as kept:
         scenario.call("copy", before)
     assert records.read_kept(kept) == 0
 
@@ -307,7 +448,7 @@ def test_held_in_python_counts_numpy_copies_and_large_python_objects():
     for name, keep in cases.items():
         scenario = testing.Scenario({"keep": keep}, ["keep"])
         a = torch.randn(64, 256)  # 64 KiB
-        with scenario.held_in_python() as handle:
+        with held_in_python(scenario) as handle:
             scenario.call("keep", a)
         held[name] = records.read_kept(handle)
     assert held["nothing"] == held["a NumPy copy, freed"] == 0
@@ -321,7 +462,7 @@ def test_held_in_python_cannot_be_blinded_by_stopping_tracemalloc():
 
     for blind in (tracemalloc.stop, lambda: (tracemalloc.stop(), tracemalloc.start())):
         scenario = testing.Scenario({"blind": blind}, ["blind"])
-        with scenario.held_in_python() as handle:
+        with held_in_python(scenario) as handle:
             scenario.call("blind")
         assert "not measurable" in records.read_kept(handle)
         tracemalloc.stop()

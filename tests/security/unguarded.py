@@ -3,7 +3,9 @@
 The "proves it works" half of the forgery suite (``test_forgeries.py``): a forgery must
 fail through the real service, and pass here, where the guards it names are undone, so
 that each guard is shown to be what stops it. The reference is run with the same guards
-off, as an unguarded grader would have run it. Only the tests use this module.
+off, as an unguarded grader would have run it. A guard is undone before the job's tests
+module is loaded, so what that module imports from the harness is the undone version.
+Only the tests use this module.
 
 Usage: ``python -m tests.security.unguarded SLUG TRACK FILE GUARD...``; prints the result
 as JSON.
@@ -24,7 +26,7 @@ from graders.grading.catalog import load_catalog
 from graders.grading.isolation import JobLimits
 from graders.grading.jobs import JobOutcome, job_for
 from graders.grading.references import Reference, TestOptions
-from graders.sandbox import encode, integrity, memory, prewarm, records, runner, testing, wire
+from graders.sandbox import checkpointing, encode, integrity, memory, prewarm, records, runner, wire
 from tests.catalog import shipped_exercises_dir
 
 LIMITS = JobLimits(30, 60, 2**31, 65536, 64 * 2**20, 64)
@@ -40,7 +42,7 @@ class _OpenRecord:
 
 def _open_records() -> None:
     @contextlib.contextmanager
-    def recording(self: Any, phase: str) -> Iterator[_OpenRecord]:
+    def recording(t: Any, phase: str) -> Iterator[_OpenRecord]:
         calls = records.start_recording(phase)
         record = _OpenRecord(calls)
         try:
@@ -56,42 +58,42 @@ def _open_records() -> None:
             return {"t": "calls", "phase": phase, "v": [*layers, *v.layers], "more": more}
         return encode_value(self, v, depth)
 
-    testing.Scenario.recording = recording  # type: ignore[method-assign, assignment]
+    checkpointing.recording = recording  # type: ignore[assignment]
     encode.Encoder.value = value  # type: ignore[method-assign]
 
 
 def _no_kept_observation() -> None:
     @contextlib.contextmanager
-    def kept_for_backward(self: Any, parameters_of: Any = None) -> Iterator[records.Kept]:
+    def kept_for_backward(t: Any, parameters_of: Any = None) -> Iterator[records.Kept]:
         exclude = set()
         if parameters_of is not None:
             exclude = {p.untyped_storage().data_ptr() for p in parameters_of.parameters()}
         kept, _pack = records.start_keeping(frozenset(exclude))
         calls: list[Any] = []
-        self.watching.append(calls)
+        t._watching.append(calls)
         try:
             yield kept  # no hooks: only the graph is read (the graph-observation guard)
         finally:
-            self.watching[:] = [w for w in self.watching if w is not calls]
-        records.add_kept(kept, *testing.kept_by_graph(calls, self.namespace, None))
+            t._watching[:] = [w for w in t._watching if w is not calls]
+        records.add_kept(kept, *checkpointing.kept_by_graph(calls, t._namespace, None))
 
-    testing.Scenario.kept_for_backward = kept_for_backward  # type: ignore[method-assign, assignment]
+    checkpointing.kept_for_backward = kept_for_backward
 
 
 def _no_graph_observation() -> None:
     # What autograd keeps is seen through the harness's saved-tensor hooks alone, which
     # a learner's own pair of hooks takes over.
-    testing.kept_by_graph = lambda *args: ({}, None)
+    checkpointing.kept_by_graph = lambda *args: ({}, None)
 
 
 def _no_python_memory() -> None:
-    held_since = testing.held_since
+    held_since = checkpointing.held_since
 
     def blind(started: bool, sentinel: Any, floor: int = memory.PYTHON_FLOOR) -> int:
         held_since(started, sentinel, floor)  # stops the tracing all the same
         return 0  # NumPy arrays and Python objects are never counted
 
-    testing.held_since = blind
+    checkpointing.held_since = blind
 
 
 class _AnyTensor:
@@ -112,6 +114,7 @@ GUARDS: dict[str, Callable[[], None]] = {
         integrity, "hidden_modules", lambda *_: contextlib.nullcontext()
     ),
     "integrity": lambda: setattr(runner.Job, "check_integrity", lambda self: None),
+    "function-code": lambda: setattr(integrity.Functions, "changed", lambda self: None),
     "input-digests": lambda: setattr(records, "digest", lambda value: 0),
     "kept-observation": _no_kept_observation,
     "graph-observation": _no_graph_observation,

@@ -19,6 +19,7 @@ import itertools
 import torch
 from torch import nn
 
+from graders.sandbox.checkpointing import counting_modules, kept_for_backward, recording
 from graders.sandbox.testing import example, test
 
 
@@ -57,7 +58,7 @@ class Affine(nn.Module):
 
 def counted(t, *modules):
     """The modules as a counting nn.ModuleList (seeded, so the same weights in both runs)."""
-    return t.counting_modules(nn.ModuleList(modules))
+    return counting_modules(nn.ModuleList(modules))
 
 
 def mlp(t, sizes):
@@ -91,7 +92,7 @@ def loss_of(output):
 def backward(t, output):
     """``loss_of(output).backward()``, recorded; the calls and how it ended."""
     status = "not run: the result does not require grad"
-    with t.recording("backward") as calls:
+    with recording(t, "backward") as calls:
         if needs_grad(output):
             status = attempt(lambda: loss_of(output).backward())
     return {"calls during backward": calls, "backward pass": status}
@@ -141,7 +142,7 @@ def worked_example(t):
     fn = counted(t, WeightedSum())[0]
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     w = torch.tensor([3.0, 4.0], requires_grad=True)
-    with t.recording("forward") as calls:
+    with recording(t, "forward") as calls:
         output = t.call("checkpoint", fn, x, w, 2.0)
     observed = {"result": output, "calls during forward": calls}
     observed.update(backward(t, output))
@@ -159,7 +160,7 @@ def worked_example(t):
 def small_network(t):
     net = mlp(t, [3, 4, 2])
     x = torch.randn(2, 3, requires_grad=True)
-    with t.recording("forward") as calls:
+    with recording(t, "forward") as calls:
         output = t.call("checkpoint", net, x)
     observed = {"result": output, "calls during forward": calls}
     observed.update(backward(t, output))
@@ -178,7 +179,7 @@ def small_network(t):
 def forward_pass(t):
     net = mlp(t, [4, 16, 16, 3])
     x = torch.randn(5, 4, requires_grad=True)
-    with t.recording("forward") as calls, t.kept_for_backward(parameters_of=net) as kept:
+    with recording(t, "forward") as calls, kept_for_backward(t, parameters_of=net) as kept:
         output = t.call("checkpoint", net, x)
     observed = {
         "result": output,
@@ -189,7 +190,7 @@ def forward_pass(t):
 
     mixer = counted(t, Mixer(6))
     args = mixer_args(True, 2, 0.5, "tanh", with_bias=True)
-    with t.recording("forward") as calls, t.kept_for_backward(parameters_of=mixer) as kept:
+    with recording(t, "forward") as calls, kept_for_backward(t, parameters_of=mixer) as kept:
         output = t.call("checkpoint", mixer[0], *args)
     label = " with five tensor arguments among plain values"
     observed[f"result{label}"] = output
@@ -216,7 +217,7 @@ def backward_pass(t):
     plain = plain_gradients(lambda a: second(first(a)), [x_plain], [x_plain, *parameters])
 
     # Two checkpoints in a row: the input of the second is the output of the first.
-    with t.recording("forward") as calls:
+    with recording(t, "forward") as calls:
         hidden = t.call("checkpoint", first, x)
         output = t.call("checkpoint", second, hidden)
     observed = {"result": output, "calls during forward": calls}
@@ -245,7 +246,7 @@ def autograd_grad(t):
     output = t.call("checkpoint", fn, x, w, 0.5)
     found = []
     status = "not run: the result does not require grad"
-    with t.recording("torch.autograd.grad") as calls:
+    with recording(t, "torch.autograd.grad") as calls:
         if needs_grad(output):
             status = attempt(lambda: found.extend(torch.autograd.grad(loss_of(output), [x, w])))
     return {
@@ -277,7 +278,7 @@ def randomness(t):
     net = nn.Sequential(*layers)
     x = torch.randn(6, 4, requires_grad=True)
     start = torch.get_rng_state()
-    with t.recording("forward") as calls:
+    with recording(t, "forward") as calls:
         output = t.call("checkpoint", net, x)
     observed = {"result": output, "calls during forward": calls}
     # The caller goes on drawing between the forward pass and backward, and after it.
@@ -314,7 +315,7 @@ def plain_arguments(t):
     ]
     for label, args in cases:
         mixer = counted(t, Mixer(6))
-        with t.recording("forward") as calls:
+        with recording(t, "forward") as calls:
             output = t.call("checkpoint", mixer[0], *args)
         observed[f"result{label}"] = output
         observed[f"calls during forward{label}"] = calls
@@ -339,7 +340,7 @@ def plain_arguments(t):
 def nothing_requires_grad(t):
     net = mlp(t, [4, 6, 3])
     x = torch.randn(3, 4)
-    with t.recording("forward") as calls:
+    with recording(t, "forward") as calls:
         output = t.call("checkpoint", net, x)
     observed = {
         "result": output,
@@ -349,7 +350,7 @@ def nothing_requires_grad(t):
 
     mixer = counted(t, Mixer(6))
     args = mixer_args(False, 2, 0.25, "sin", with_bias=False, w_requires_grad=False)
-    with t.recording("forward") as calls:
+    with recording(t, "forward") as calls:
         output = t.call("checkpoint", mixer[0], *args)
     label = " with only tensors that need no grad among plain values"
     observed[f"result{label}"] = output

@@ -13,18 +13,19 @@ is still shown.
 import torch
 from torch import nn
 
+from graders.sandbox.checkpointing import counting_modules, kept_for_backward, recording
 from graders.sandbox.testing import Case, example, test
 
 
 def linear_stack(t, count, width=4):
     """``count`` counting nn.Linear layers (seeded, so the same weights in both runs)."""
-    return t.counting_modules(nn.ModuleList(nn.Linear(width, width) for _ in range(count)))
+    return counting_modules(nn.ModuleList(nn.Linear(width, width) for _ in range(count)))
 
 
 def mixed_stack(t, count, width=5):
     """``count`` counting layers alternating nn.Linear and nn.Tanh, starting with a Linear."""
     modules = [nn.Linear(width, width) if i % 2 == 0 else nn.Tanh() for i in range(count)]
-    return t.counting_modules(nn.ModuleList(modules))
+    return counting_modules(nn.ModuleList(modules))
 
 
 def attempt(action):
@@ -43,7 +44,7 @@ def needs_grad(output):
 
 def run_forward(t, layers, x, segment_size):
     """Call the learner's function, recording the forward calls and the bytes kept."""
-    with t.recording("forward") as calls, t.kept_for_backward(layers) as kept:
+    with recording(t, "forward") as calls, kept_for_backward(t, layers) as kept:
         output = t.call("forward_with_checkpointing", layers, x, segment_size)
     observed = {
         "output": output,
@@ -60,7 +61,7 @@ def forward_and_backward(t, layers, x, segment_size):
     """The forward call, then ``(output**2).sum().backward()``, both phases recorded."""
     output, observed = run_forward(t, layers, x, segment_size)
     status = "not run: the output does not require grad"
-    with t.recording("backward") as calls:
+    with recording(t, "backward") as calls:
         if needs_grad(output):
             status = attempt(lambda: (output**2).sum().backward())
     observed["calls during backward"] = calls
@@ -75,9 +76,9 @@ def forward_and_backward(t, layers, x, segment_size):
 def example_six_layers(t):
     layers = linear_stack(t, 6)
     x = torch.randn(2, 4, requires_grad=True)
-    with t.recording("forward") as forward_calls:
+    with recording(t, "forward") as forward_calls:
         output = t.call("forward_with_checkpointing", layers, x, segment_size=2)
-    with t.recording("backward") as backward_calls:
+    with recording(t, "backward") as backward_calls:
         if needs_grad(output):
             (output**2).sum().backward()
     return {
@@ -174,7 +175,7 @@ def autograd_grad(t):
         grads = torch.autograd.grad((output**2).sum(), inputs, allow_unused=True)
         found.update(zip(names, grads, strict=True))
 
-    with t.recording("torch.autograd.grad") as calls:
+    with recording(t, "torch.autograd.grad") as calls:
         if needs_grad(output):
             status = attempt(gradients)
     observed["calls during torch.autograd.grad"] = calls
@@ -194,6 +195,6 @@ def rebuilds_same_segment(t):
     width = 6
     kinds = [nn.Linear, nn.Dropout, nn.Linear, nn.Tanh, nn.Linear, nn.Dropout, nn.Linear, nn.Tanh]
     modules = [nn.Linear(width, width) if k is nn.Linear else k() for k in kinds]
-    layers = t.counting_modules(nn.ModuleList(modules))  # training mode: dropout is random
+    layers = counting_modules(nn.ModuleList(modules))  # training mode: dropout is random
     x = torch.randn(5, width, requires_grad=True)
     return forward_and_backward(t, layers, x, 3)

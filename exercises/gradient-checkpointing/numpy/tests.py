@@ -10,6 +10,7 @@ replay at hint 3.
 
 import numpy as np
 
+from graders.sandbox.checkpointing import counting_layers, recording
 from graders.sandbox.testing import Case, example, test
 
 # The four layers of the statement's example.
@@ -73,8 +74,8 @@ def saved_dict(fns, x, indices):
 
 def forward(t, fns, x, indices):
     """One case of checkpoint_forward: which layers ran, what was saved, the output."""
-    layers = t.counting_layers(fns)
-    with t.recording("forward") as calls:
+    layers = counting_layers(fns)
+    with recording(t, "forward") as calls:
         output, saved = t.call("checkpoint_forward", layers, x, list(indices))
     return {"calls during forward": calls, "saved": saved, "output": output}
 
@@ -82,7 +83,7 @@ def forward(t, fns, x, indices):
 def forward_then_change(t, x, indices, change):
     """checkpoint_forward on layers that work in place, then ``change`` applied to the
     returned output in place, as a caller may: ``saved`` must not follow."""
-    layers = t.counting_layers(IN_PLACE_FNS)
+    layers = counting_layers(IN_PLACE_FNS)
     output, saved = t.call("checkpoint_forward", layers, x, indices)
     output_before = np.copy(output)
     change(output)
@@ -94,9 +95,9 @@ def recompute_cases(t, x, rows):
     and layer: recompute it from the checkpoints of a plain forward pass."""
 
     def recompute(fns, indices, k):
-        layers = t.counting_layers(fns)
+        layers = counting_layers(fns)
         saved = saved_dict(fns, x, indices)
-        with t.recording(f"recompute of layer {k}") as calls:
+        with recording(t, f"recompute of layer {k}") as calls:
             value = t.call("checkpoint_recompute", layers, saved, list(indices), k)
         return {f"calls when recomputing layer {k}": calls, f"activation {k}": value}
 
@@ -116,16 +117,16 @@ def not_in(indices, count=len(MIXED_FNS)):
 
 @example("forward keeps the input and the outputs of layers 1 and 3", hint=1)
 def example_forward(t):
-    layers = t.counting_layers(EXAMPLE_FNS)
+    layers = counting_layers(EXAMPLE_FNS)
     output, saved = t.call("checkpoint_forward", layers, np.array([1.0]), [1, 3])
     return {"output": output, "saved": saved}
 
 
 @example("recompute of layer 2 starts from checkpoint 1", hint=2)
 def example_recompute(t):
-    layers = t.counting_layers(EXAMPLE_FNS)
+    layers = counting_layers(EXAMPLE_FNS)
     saved = {-1: np.array([1.0]), 1: np.array([3.0]), 3: np.array([8.0])}
-    with t.recording("recompute") as calls:
+    with recording(t, "recompute") as calls:
         value = t.call("checkpoint_recompute", layers, saved, [1, 3], 2)
     return {"activation 2": value, "calls during recompute": calls}
 

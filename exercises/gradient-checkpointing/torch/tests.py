@@ -11,6 +11,7 @@ autograd rules of the recompute at hint 3.
 import torch
 from torch import nn
 
+from graders.sandbox.checkpointing import counting_layers, counting_modules, recording
 from graders.sandbox.testing import Case, example, test
 
 # The four layers of the statement's example.
@@ -45,7 +46,7 @@ def linear_stack(t, count, width=3):
     for i in range(count):
         linear = nn.Linear(width, width)
         modules.append(nn.Sequential(linear, nn.Tanh()) if i % 2 else linear)
-    return t.counting_modules(modules)
+    return counting_modules(modules)
 
 
 def saved_dict(layers, x, indices, requires_grad=False):
@@ -72,7 +73,7 @@ def forward(t, layers, x, indices):
     """One case of checkpoint_forward: which layers ran, what was saved, the output, and
     whether the saved tensors are inference tensors (torch.inference_mode), which a later
     recompute cannot use."""
-    with t.recording("forward") as calls:
+    with recording(t, "forward") as calls:
         output, saved = t.call("checkpoint_forward", layers, x, list(indices))
     observed = {"calls during forward": calls, "saved": saved, "output": output}
     for key in dict.fromkeys([-1, *indices]):
@@ -85,7 +86,7 @@ def forward(t, layers, x, indices):
 def forward_then_change(t, x, indices, change):
     """checkpoint_forward on layers that work in place, then ``change`` applied to the
     returned output in place, as a caller may: ``saved`` must not follow."""
-    layers = t.counting_layers(IN_PLACE_FNS)
+    layers = counting_layers(IN_PLACE_FNS)
     output, saved = t.call("checkpoint_forward", layers, x, indices)
     output_before = t.values(output)
     change(output)
@@ -100,7 +101,7 @@ def recompute_cases(t, x, rows):
 
     def recompute(layers, indices, k):
         saved = saved_dict(layers, x, indices)
-        with t.recording(f"recompute of layer {k}") as calls:
+        with recording(t, f"recompute of layer {k}") as calls:
             value = t.call("checkpoint_recompute", layers, saved, list(indices), k)
         return {f"calls when recomputing layer {k}": calls, f"activation {k}": t.values(value)}
 
@@ -122,7 +123,7 @@ def recompute_with_grads(t, layers, x, indices, k, requires_grad, no_grad=False)
     passes gradients back to it, so the .grad observed is that of the tensors built here.
     With ``no_grad`` the call is made inside ``torch.no_grad()``."""
     saved = saved_dict(layers, x, indices, requires_grad=requires_grad)
-    with torch.set_grad_enabled(not no_grad), t.recording(f"recompute of layer {k}") as calls:
+    with torch.set_grad_enabled(not no_grad), recording(t, f"recompute of layer {k}") as calls:
         value = t.call("checkpoint_recompute", layers, saved, list(indices), k)
     backward_if_possible(value)
     observed = {f"calls when recomputing layer {k}": calls, f"activation {k}": value}
@@ -135,16 +136,16 @@ def recompute_with_grads(t, layers, x, indices, k, requires_grad, no_grad=False)
 
 @example("forward keeps the input and the outputs of layers 1 and 3", hint=1)
 def example_forward(t):
-    layers = t.counting_layers(EXAMPLE_FNS)
+    layers = counting_layers(EXAMPLE_FNS)
     output, saved = t.call("checkpoint_forward", layers, torch.tensor([1.0]), [1, 3])
     return {"output": output, "saved": saved}
 
 
 @example("recompute of layer 2 starts from checkpoint 1", hint=2)
 def example_recompute(t):
-    layers = t.counting_layers(EXAMPLE_FNS)
+    layers = counting_layers(EXAMPLE_FNS)
     saved = {-1: torch.tensor([1.0]), 1: torch.tensor([3.0]), 3: torch.tensor([8.0])}
-    with t.recording("recompute") as calls:
+    with recording(t, "recompute") as calls:
         value = t.call("checkpoint_recompute", layers, saved, [1, 3], 2)
     return {"activation 2": value, "calls during recompute": calls}
 
@@ -181,7 +182,7 @@ def forward_without_graph(t):
             ),
             Case(
                 "parameter-free layers, a float64 input",
-                layers=t.counting_layers(PLAIN_FNS),
+                layers=counting_layers(PLAIN_FNS),
                 x=x64,
                 indices=[2, 1],
             ),
@@ -301,7 +302,7 @@ def attached_to_graph(t):
             # nothing (no grad_fn, requires_grad=False) when it does not.
             Case(
                 "no parameters, a start that requires grad",
-                layers=t.counting_layers(EXAMPLE_FNS),
+                layers=counting_layers(EXAMPLE_FNS),
                 x=one,
                 indices=[0],
                 k=3,
@@ -309,7 +310,7 @@ def attached_to_graph(t):
             ),
             Case(
                 "no parameters, a start that does not require grad",
-                layers=t.counting_layers(EXAMPLE_FNS),
+                layers=counting_layers(EXAMPLE_FNS),
                 x=one,
                 indices=[1],
                 k=2,

@@ -7,10 +7,10 @@ every aten operation run inside a ``with`` block (``Watch`` below):
 
 - memory: the bytes of the storages created during the call (the copies ``t.call`` hands
   to the learner included) that are still alive after it, other than the result's; and,
-  independently, the bytes autograd keeps for backward (``t.kept_for_backward``, which
+  independently, the bytes autograd keeps for backward (``kept_for_backward``, which
   sees ``ctx.save_for_backward`` through saved-tensor hooks and in the graph itself);
   and the memory held outside torch, NumPy arrays and Python objects made during the call
-  and still alive after it (``t.held_in_python``, with ``tracemalloc``);
+  and still alive after it (``held_in_python``, with ``tracemalloc``);
 - work: the multiply-adds of the matrix products run (``mm``, ``addmm``, ``bmm``, ...: what
   ``@``, ``torch.matmul``, ``torch.einsum`` and ``F.linear`` turn into), so that every
   way of writing a product is counted alike.
@@ -27,6 +27,7 @@ import gc
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from graders.sandbox.checkpointing import held_in_python, kept_for_backward
 from graders.sandbox.testing import example, test
 
 aten = torch.ops.aten
@@ -194,7 +195,7 @@ def worked_example(t):
 )
 def worked_example_costs(t):
     tensors = worked_example_inputs()
-    with t.kept_for_backward() as kept, Watch() as forward:
+    with kept_for_backward(t) as kept, Watch() as forward:
         y = call_block(t, tensors)
     held = forward.bytes_alive([y])
     forward.release()
@@ -266,7 +267,7 @@ def memory_kept(t):
     ]:
         tensors = block(dims, dtype)
         label = f"with {size_text(dims)}, {str(dtype).removeprefix('torch.')}"
-        with t.kept_for_backward() as kept, Watch() as watch, t.held_in_python() as held:
+        with kept_for_backward(t) as kept, Watch() as watch, held_in_python(t) as held:
             y = call_block(t, tensors)
         observed[f"bytes saved for backward {label}"] = kept
         observed[f"bytes still held when mlp_block returns (besides its result) {label}"] = (
