@@ -79,19 +79,27 @@ class Snapshot:
         self._entries: list[list[Any]] = []
         self._functions = Functions()
 
-    def exact(self, name: str, namespace: Any) -> None:
-        self._add(name, namespace, True)
+    def exact(self, name: str, namespace: Any, *, functions: bool = True) -> None:
+        """Watch the namespace whole; and its functions unless ``functions`` is False
+        (another snapshot, made once per process, watches them: :meth:`functions_of`)."""
+        self._add(name, namespace, True, functions)
+
+    def functions_of(self, name: str, namespace: Any) -> None:
+        """Watch only the functions of the namespace (and of its classes)."""
+        for key, value in list(_real_dict(namespace).items()):
+            for member, function in _functions_of(f"{name}.{key}", value):
+                self._functions.add(member, function)
 
     def kept(self, name: str, namespace: Any) -> None:
         self._add(name, namespace, False)
 
-    def _add(self, name: str, namespace: Any, exact: bool) -> None:
+    def _add(self, name: str, namespace: Any, exact: bool, functions: bool = True) -> None:
         d = _real_dict(namespace)
         items = [(k, v) for k, v in d.items() if exact or _guarded(v)]
         keys, values = [k for k, _ in items], [v for _, v in items]
         tag = _version_tag(d)
         self._entries.append([name, d, exact, keys, values, tag, tag and tag.value])
-        for key, value in items:
+        for key, value in items if functions else ():
             for member, function in _functions_of(f"{name}.{key}", value):
                 self._functions.add(member, function)
 

@@ -45,6 +45,7 @@ HARNESS_FOLDER = os.path.dirname(
 )
 # The numpy, torch and builtins part of the integrity snapshot, built once per worker.
 LIBRARIES: integrity.Snapshot | None = None
+HARNESS: integrity.Snapshot | None = None  # the harness's functions (harness_functions)
 
 
 def snapshot_modules() -> None:
@@ -273,22 +274,32 @@ def freeze_harness() -> None:
         integrity.freeze_type(cls)
 
 
-def job_snapshot(tests: types.ModuleType) -> integrity.Snapshot:
-    global LIBRARIES
-    if LIBRARIES is None:
-        LIBRARIES = integrity.library_snapshot()
-    snapshot = harness_snapshot()
-    snapshot.exact("the tests module", vars(tests))
+def _harness_modules() -> tuple[types.ModuleType, ...]:
+    from graders.sandbox import encode, memory, records, wire
+
+    harness = (testing, checkpointing, encode, memory, records, wire, integrity)
+    return (*harness, sys.modules[__name__])
+
+
+def harness_functions() -> integrity.Snapshot:
+    """The harness's functions and what each runs: the same in every job, so noted once
+    per process (about 300 functions: 1 ms a job otherwise)."""
+    snapshot = integrity.Snapshot()
+    for module in _harness_modules():
+        snapshot.functions_of(module.__name__, vars(module))
     return snapshot
 
 
-def harness_snapshot() -> integrity.Snapshot:
-    from graders.sandbox import encode, memory, records, wire
-
+def job_snapshot(tests: types.ModuleType) -> integrity.Snapshot:
+    global LIBRARIES, HARNESS
+    if LIBRARIES is None:
+        LIBRARIES = integrity.library_snapshot()
+    if HARNESS is None:
+        HARNESS = harness_functions()
     snapshot = integrity.Snapshot()
-    harness = (testing, checkpointing, encode, memory, records, wire, integrity)
-    for module in (*harness, sys.modules[__name__]):
-        snapshot.exact(module.__name__, vars(module))
+    for module in _harness_modules():
+        snapshot.exact(module.__name__, vars(module), functions=False)
+    snapshot.exact("the tests module", vars(tests))
     return snapshot
 
 
@@ -297,7 +308,7 @@ def refuse_function_changes() -> None:
     harness or of the libraries' namespaces the tests rely on can be replaced from now
     on (integrity.refuse_function_changes); the snapshots taken later leave them out of
     their comparison, which would cost each call of learner code ~50 µs."""
-    functions = harness_snapshot().functions() + integrity.library_snapshot().functions()
+    functions = harness_functions().functions() + integrity.library_snapshot().functions()
     integrity.refuse_function_changes(functions)
 
 
@@ -347,8 +358,8 @@ class Job:
 
     def check_integrity(self) -> None:
         """Raise Tampered when learner code changed what the tests rely on."""
-        assert LIBRARIES is not None
-        what = self.snapshot.changed() or LIBRARIES.changed()
+        assert LIBRARIES is not None and HARNESS is not None
+        what = self.snapshot.changed() or HARNESS.changed() or LIBRARIES.changed()
         if what is not None:
             raise integrity.Tampered(what)
 

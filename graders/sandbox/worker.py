@@ -435,6 +435,7 @@ def main(argv: list[str]) -> None:
     runner.freeze_harness()
     runner.refuse_function_changes()
     runner.LIBRARIES = integrity.library_snapshot()
+    runner.HARNESS = runner.harness_functions()
     # Move everything imported so far out of the collector's reach: a child's garbage
     # collections then neither walk nor touch (and copy) the inherited heap.
     gc.collect()
