@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import signal
+import time
 import uuid
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 from graders.grading.grader import Grader
 from graders.grading.references import job_for
 from tests.conftest import TEST_EXERCISES, make_settings
-from tests.serving import wait_for_jobs
+from tests.serving import descendants, wait_for_jobs
 
 pytestmark = pytest.mark.sandbox
 
@@ -200,6 +201,17 @@ def test_a_torch_job_imports_nothing_after_start_up(seed_grader: Grader) -> None
         assert done and done[0]["imported"] == [], done
 
 
+def sleeping_in(root: int) -> bool:
+    """Whether a process under ``root`` waits in a nanosleep (``time.sleep``)."""
+    for pid in [root, *descendants(root)]:
+        try:
+            if "nanosleep" in Path(f"/proc/{pid}/wchan").read_text():
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def test_a_killed_worker_is_replaced_and_the_next_job_passes(tmp_path: Path) -> None:
     good = (Path(__file__).parent / "cases" / "passing" / "submission.py").read_text()
     sleeper = "import time\n\ndef double(x):\n    time.sleep(30)\n"
@@ -212,6 +224,13 @@ def test_a_killed_worker_is_replaced_and_the_next_job_passes(tmp_path: Path) -> 
         def kill_soon() -> None:
             assert worker.proc is not None
             wait_for_jobs(lambda: [worker.proc.pid], 1)  # type: ignore[union-attr]
+            # The spare child that waits for a job is a harness process too: kill once the
+            # job's own time.sleep runs, not while the pool still hands the job over (the
+            # pool would give it to the replacement, where it runs to its time limit).
+            deadline = time.monotonic() + 60
+            while not sleeping_in(worker.proc.pid):  # type: ignore[union-attr]
+                assert time.monotonic() < deadline, "the job never reached time.sleep"
+                time.sleep(0.02)
             os.killpg(worker.proc.pid, signal.SIGKILL)
 
         threading.Thread(target=kill_soon).start()

@@ -93,6 +93,12 @@ def exp_twice_shared(a):
     return e * e
 
 
+def detached_alias_times_x(a):
+    """``d`` shares ``a``'s storage without being a view of it (``d._base`` is None)."""
+    d = a.detach().requires_grad_()
+    return d * a
+
+
 class SaveMaskAndPositions(torch.autograd.Function):
     """Keeps its input, a bool mask and int64 positions with ctx.save_for_backward."""
 
@@ -202,6 +208,7 @@ def shared_storage(t):
             ("torch.sigmoid(x) * x", lambda a: torch.sigmoid(a) * a, [x]),
             ("x @ x.T", lambda a: a @ a.T, [x]),
             ("x[0] * x[1]", lambda a: a[0] * a[1], [x]),
+            ("d = x.detach().requires_grad_(); d * x", detached_alias_times_x, [x]),
             (
                 "x[:2].sin().sum() + x[3:].sin().sum()",
                 lambda a: a[:2].sin().sum() + a[3:].sin().sum(),

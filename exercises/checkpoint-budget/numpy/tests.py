@@ -240,14 +240,29 @@ def budget_sweep(t):
     return judge_small(t, cases)
 
 
+def kind_of_integer(value):
+    """ "an integer" for a Python int or a NumPy integer (not a bool), else its type:
+    number() reads 3.0 as 3, so a float's type is observed apart."""
+    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+        return "an integer"
+    return f"a {type(value).__module__.replace('builtins', 'Python')} {type(value).__name__}"
+
+
 @test(
-    "None when no list fits; one layer, zero sizes, zero costs, a generous budget",
+    "peak memory and recompute cost are integers; None when no list fits; one layer, zero "
+    "sizes, zero costs, a generous budget",
     hint=2,
     rtol=0,
     atol=0,
     reveal="summary",
 )
 def edge_cases(t):
+    observed = {}
+    for sizes, checkpoints in [([3, 1, 2], [0]), (np.array([4, 0, 2, 5]), [1])]:
+        for function, what in [("peak_memory", "peak memory"), ("recompute_cost", "cost")]:
+            value = t.call(function, sizes, checkpoints)
+            key = f"kind of the {what} for {show(sizes)} and checkpoints {checkpoints}"
+            observed[key] = kind_of_integer(value)
     cases = [
         ([3], [5], [2, 3, 10]),  # one layer: its own output and gradient
         ([2, 1], [4, 1], [2, 3]),
@@ -257,7 +272,7 @@ def edge_cases(t):
         ([2, 3, 1, 4, 2], [1, 1, 1, 1, 9], [12]),  # the total memory: every layer fits
         ([1, 2, 1, 3, 2, 1], [5, 0, 4, 0, 3, 7], [6, 7, 100]),
     ]
-    observed = judge_small(t, cases)
+    observed.update(judge_small(t, cases))
     sizes, costs = np.array([2, 1, 3, 1, 2, 2, 1]), np.array([6, 2, 5, 1, 4, 3, 2])
     for budget in (5, 6, 8):  # NumPy arrays as input
         where = f" (budget {budget}, sizes {show(sizes)} and costs {show(costs)} as arrays)"

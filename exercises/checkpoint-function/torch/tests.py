@@ -33,11 +33,18 @@ class WeightedSum(nn.Module):
 class Mixer(nn.Module):
     """A function of tensors and plain values in which every argument changes the result."""
 
+    NAMES = ("x", "power", "index", "scale", "mode", "bias", "w", "c")
+
     def __init__(self, width):
         super().__init__()
         self.linear = nn.Linear(width, width)
+        self.requiring_grad = []  # per call: the tensor arguments that required grad
 
     def forward(self, x, power, index, scale, mode, bias, w, c):
+        arguments = zip(self.NAMES, (x, power, index, scale, mode, bias, w, c), strict=True)
+        self.requiring_grad.append(
+            [name for name, a in arguments if isinstance(a, torch.Tensor) and a.requires_grad]
+        )
         h = self.linear(x) * w + c
         h = h.index_select(1, index) ** power * scale
         if bias is not None:
@@ -56,19 +63,19 @@ class Affine(nn.Module):
         return torch.tanh(self.linear(x) * w + shift)
 
 
-def counted(t, *modules):
+def counted(*modules):
     """The modules as a counting nn.ModuleList (seeded, so the same weights in both runs)."""
     return counting_modules(nn.ModuleList(modules))
 
 
-def mlp(t, sizes):
+def mlp(sizes):
     """An nn.Sequential of counting layers: Linear, Tanh, Linear, ..., ending with a Linear."""
     modules = []
     for i, (n_in, n_out) in enumerate(itertools.pairwise(sizes)):
         if i:
             modules.append(nn.Tanh())
         modules.append(nn.Linear(n_in, n_out))
-    return nn.Sequential(*counted(t, *modules))
+    return nn.Sequential(*counted(*modules))
 
 
 def attempt(action):
@@ -139,7 +146,7 @@ def gradient_report(args, label):
 
 @example("the worked example: (x * w).sum() * scale", hint=1, rtol=0, atol=0)
 def worked_example(t):
-    fn = counted(t, WeightedSum())[0]
+    fn = counted(WeightedSum())[0]
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     w = torch.tensor([3.0, 4.0], requires_grad=True)
     with recording(t, "forward") as calls:
@@ -158,7 +165,7 @@ def worked_example(t):
     atol=0,
 )
 def small_network(t):
-    net = mlp(t, [3, 4, 2])
+    net = mlp([3, 4, 2])
     x = torch.randn(2, 3, requires_grad=True)
     with recording(t, "forward") as calls:
         output = t.call("checkpoint", net, x)
@@ -177,7 +184,7 @@ def small_network(t):
     reveal="summary",
 )
 def forward_pass(t):
-    net = mlp(t, [4, 16, 16, 3])
+    net = mlp([4, 16, 16, 3])
     x = torch.randn(5, 4, requires_grad=True)
     with recording(t, "forward") as calls, kept_for_backward(t, parameters_of=net) as kept:
         output = t.call("checkpoint", net, x)
@@ -188,7 +195,7 @@ def forward_pass(t):
         "bytes autograd keeps for backward": kept,
     }
 
-    mixer = counted(t, Mixer(6))
+    mixer = counted(Mixer(6))
     args = mixer_args(True, 2, 0.5, "tanh", with_bias=True)
     with recording(t, "forward") as calls, kept_for_backward(t, parameters_of=mixer) as kept:
         output = t.call("checkpoint", mixer[0], *args)
@@ -208,7 +215,7 @@ def forward_pass(t):
 )
 def backward_pass(t):
     layers = counted(
-        t, nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 3), nn.Tanh()
+        nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 3), nn.Tanh()
     )
     first, second = nn.Sequential(*layers[:3]), nn.Sequential(*layers[3:])
     x = torch.randn(5, 4, requires_grad=True)
@@ -237,7 +244,7 @@ def backward_pass(t):
     reveal="summary",
 )
 def autograd_grad(t):
-    fn = counted(t, Affine(3, 4))[0]
+    fn = counted(Affine(3, 4))[0]
     x = torch.randn(5, 3, requires_grad=True)
     w = torch.randn(4, requires_grad=True)
     x_plain, w_plain = fresh(x), fresh(w)
@@ -267,7 +274,6 @@ def autograd_grad(t):
 )
 def randomness(t):
     layers = counted(
-        t,
         nn.Linear(4, 8),
         nn.Dropout(0.5),  # training mode: dropout draws a random mask
         nn.Tanh(),
@@ -314,7 +320,7 @@ def plain_arguments(t):
         (" (x needs no grad, bias requires grad)", mixer_args(False, 3, -1.5, "sin", True)),
     ]
     for label, args in cases:
-        mixer = counted(t, Mixer(6))
+        mixer = counted(Mixer(6))
         with recording(t, "forward") as calls:
             output = t.call("checkpoint", mixer[0], *args)
         observed[f"result{label}"] = output
@@ -325,6 +331,10 @@ def plain_arguments(t):
         if needs_grad(output):
             status = attempt(lambda output=output: loss_of(output).backward())
         observed[f"backward pass{label}"] = status
+        # The replay gets each tensor detached, with its argument's requires_grad (the
+        # forward call, left out, may take its tensors detached or not: no graph either way).
+        key = f"tensor arguments that require grad when the replay runs fn{label}"
+        observed[key] = mixer[0].requiring_grad[1:]
         observed.update(gradient_report(args, label))
         observed[f"gradients of the parameters{label}"] = t.grads(mixer)
     return observed
@@ -338,7 +348,7 @@ def plain_arguments(t):
     reveal="summary",
 )
 def nothing_requires_grad(t):
-    net = mlp(t, [4, 6, 3])
+    net = mlp([4, 6, 3])
     x = torch.randn(3, 4)
     with recording(t, "forward") as calls:
         output = t.call("checkpoint", net, x)
@@ -348,7 +358,7 @@ def nothing_requires_grad(t):
         "calls during forward": calls,
     }
 
-    mixer = counted(t, Mixer(6))
+    mixer = counted(Mixer(6))
     args = mixer_args(False, 2, 0.25, "sin", with_bias=False, w_requires_grad=False)
     with recording(t, "forward") as calls:
         output = t.call("checkpoint", mixer[0], *args)

@@ -33,14 +33,25 @@ def shown(sizes):
     return f"sizes {sizes}"
 
 
-def peaks(t, cases):
-    """Observe peak_memory for each (sizes, list of checkpoint lists)."""
+def peaks(t, cases, kinds=False):
+    """Observe peak_memory for each (sizes, list of checkpoint lists); with ``kinds``,
+    also whether each peak is an integer (before its value: 6.0 equals 6)."""
     observed = {}
     for sizes, lists in cases:
         for checkpoints in lists:
             name = f"peak with checkpoints {checkpoints} and {shown(sizes)}"
-            observed[name] = t.call("peak_memory", sizes, list(checkpoints))
+            peak = t.call("peak_memory", sizes, list(checkpoints))
+            if kinds:
+                observed[f"kind of the {name}"] = kind_of_integer(peak)
+            observed[name] = peak
     return observed
+
+
+def kind_of_integer(value):
+    """ "an integer" for a Python int or a NumPy integer (not a bool), else its type."""
+    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+        return "an integer"
+    return type_name(value)
 
 
 _TYPE_NAMES = {
@@ -147,7 +158,8 @@ def checkpoints_below(t):
 
 
 @test(
-    "sizes given as lists or NumPy integer arrays, zeros and one-layer networks included",
+    "sizes given as lists or NumPy integer arrays, zeros and one-layer networks included; "
+    "the peak is an integer",
     hint=1,
     reveal="summary",
 )
@@ -164,7 +176,7 @@ def small_networks(t):
         ([0, 0, 0, 0, 0], [[], [1, 3], [0, 1, 2, 3]]),
         (np.array([1, 0, 0, 8, 0, 3], dtype=np.int64), every_list(6)),
     ]
-    return peaks(t, cases)
+    return peaks(t, cases, kinds=True)
 
 
 @test(

@@ -17,12 +17,12 @@ from graders.sandbox.checkpointing import counting_modules, kept_for_backward, r
 from graders.sandbox.testing import Case, example, test
 
 
-def linear_stack(t, count, width=4):
+def linear_stack(count, width=4):
     """``count`` counting nn.Linear layers (seeded, so the same weights in both runs)."""
     return counting_modules(nn.ModuleList(nn.Linear(width, width) for _ in range(count)))
 
 
-def mixed_stack(t, count, width=5):
+def mixed_stack(count, width=5):
     """``count`` counting layers alternating nn.Linear and nn.Tanh, starting with a Linear."""
     modules = [nn.Linear(width, width) if i % 2 == 0 else nn.Tanh() for i in range(count)]
     return counting_modules(nn.ModuleList(modules))
@@ -74,7 +74,7 @@ def forward_and_backward(t, layers, x, segment_size):
 
 @example("six linear layers in segments of two", hint=1, rtol=0, atol=0)
 def example_six_layers(t):
-    layers = linear_stack(t, 6)
+    layers = linear_stack(6)
     x = torch.randn(2, 4, requires_grad=True)
     with recording(t, "forward") as forward_calls:
         output = t.call("forward_with_checkpointing", layers, x, segment_size=2)
@@ -96,14 +96,14 @@ def example_six_layers(t):
     atol=0,
 )
 def example_short_last_segment(t):
-    layers = mixed_stack(t, 5)
+    layers = mixed_stack(5)
     x = torch.randn(2, 5, requires_grad=True)
     return forward_and_backward(t, layers, x, 2)
 
 
 @test("backward re-runs each segment, last segment first", hint=1, rtol=0, atol=0, reveal="summary")
 def segments_in_backward(t):
-    layers = linear_stack(t, 6)
+    layers = linear_stack(6)
     x = torch.randn(3, 4, requires_grad=True)
     return forward_and_backward(t, layers, x, 2)
 
@@ -120,13 +120,13 @@ def short_segments(t):
         [
             Case(
                 "7 layers in segments of 3",
-                layers=mixed_stack(t, 7),
+                layers=mixed_stack(7),
                 x=torch.randn(2, 5, requires_grad=True),
                 segment_size=3,
             ),
             Case(
                 "4 layers, one segment of 10 for the whole stack",
-                layers=linear_stack(t, 4),
+                layers=linear_stack(4),
                 x=torch.randn(2, 4, requires_grad=True),
                 segment_size=10,
             ),
@@ -137,7 +137,7 @@ def short_segments(t):
 
 @test("segment_size 1 checkpoints every layer on its own", hint=1, rtol=0, atol=0, reveal="summary")
 def one_layer_segments(t):
-    layers = mixed_stack(t, 5)
+    layers = mixed_stack(5)
     x = torch.randn(2, 5, requires_grad=True)
     return forward_and_backward(t, layers, x, 1)
 
@@ -150,7 +150,7 @@ def one_layer_segments(t):
     reveal="summary",
 )
 def input_without_grad(t):
-    layers = linear_stack(t, 5)
+    layers = linear_stack(5)
     x = torch.randn(3, 4)
     return forward_and_backward(t, layers, x, 2)
 
@@ -163,7 +163,7 @@ def input_without_grad(t):
     reveal="summary",
 )
 def autograd_grad(t):
-    layers = mixed_stack(t, 9, width=3)
+    layers = mixed_stack(9, width=3)
     x = torch.randn(4, 3, requires_grad=True)
     output, observed = run_forward(t, layers, x, 3)
     names = ["x", *(name for name, _ in layers.named_parameters())]

@@ -29,6 +29,9 @@ MIXED_FNS = [
     lambda a: a - a.mean(),
 ]
 ONE_LAYER = [np.tanh]
+# Layers that keep an integer or a bool array's dtype: its copies must keep it too.
+INT_FNS = [lambda a: a * 3, lambda a: a - 2, lambda a: a // 2, lambda a: -a]
+BOOL_FNS = [np.logical_not, lambda a: a ^ a[::-1], np.logical_not]
 TWO_LAYERS = [lambda a: a * 3.0 - 0.5, np.cos]
 
 
@@ -187,6 +190,8 @@ def exact_keys(t):
             Case("a repeated index", fns=fns, x=x, indices=[4, 1, 1]),
             Case("every layer, last first", fns=fns, x=x, indices=[6, 5, 4, 3, 2, 1, 0]),
             Case("a float32 input", fns=fns, x=x32, indices=[3, 0]),
+            Case("an int64 input", fns=INT_FNS, x=np.arange(-3, 3).reshape(2, 3), indices=[1, 2]),
+            Case("a bool input", fns=BOOL_FNS, x=np.array([True, False, False]), indices=[0]),
             Case("a one-layer network, no checkpoint", fns=ONE_LAYER, x=x, indices=[]),
             Case("a one-layer network, layer 0 twice", fns=ONE_LAYER, x=x, indices=[0, 0]),
         ],

@@ -38,7 +38,7 @@ IN_PLACE_FNS = [
 ]
 
 
-def linear_stack(t, count, width=3):
+def linear_stack(count, width=3):
     """``count`` counting layers: nn.Linear, every other one followed by a tanh.
 
     The weights come from the seeded generator, so they are the same in both runs."""
@@ -157,26 +157,26 @@ def example_recompute(t):
     reveal="summary",
 )
 def forward_without_graph(t):
-    first = linear_stack(t, 5)
+    first = linear_stack(5)
     x = torch.randn(2, 3, requires_grad=True)
     x64 = torch.linspace(-1.0, 1.0, 6, dtype=torch.float64).reshape(2, 3).requires_grad_()
     return t.cases(
         [
             Case("two checkpoints", layers=first, x=x, indices=[1, 3]),
-            Case("no checkpoint", layers=linear_stack(t, 5), x=x, indices=[]),
-            Case("only layer 0", layers=linear_stack(t, 5), x=x, indices=[0]),
-            Case("only the last layer", layers=linear_stack(t, 5), x=x, indices=[4]),
-            Case("an unsorted list", layers=linear_stack(t, 5), x=x, indices=[3, 1]),
-            Case("a repeated index", layers=linear_stack(t, 5), x=x, indices=[2, 0, 0]),
+            Case("no checkpoint", layers=linear_stack(5), x=x, indices=[]),
+            Case("only layer 0", layers=linear_stack(5), x=x, indices=[0]),
+            Case("only the last layer", layers=linear_stack(5), x=x, indices=[4]),
+            Case("an unsorted list", layers=linear_stack(5), x=x, indices=[3, 1]),
+            Case("a repeated index", layers=linear_stack(5), x=x, indices=[2, 0, 0]),
             Case(
                 "every layer, last first",
-                layers=linear_stack(t, 5),
+                layers=linear_stack(5),
                 x=x,
                 indices=[4, 3, 2, 1, 0],
             ),
             Case(
                 "a one-layer network, layer 0 twice",
-                layers=linear_stack(t, 1),
+                layers=linear_stack(1),
                 x=x,
                 indices=[0, 0],
             ),
@@ -223,7 +223,7 @@ def clones(t):
     "recompute ignores the order of the checkpoint list and its repeats", hint=2, reveal="summary"
 )
 def unsorted_and_repeated(t):
-    layers = linear_stack(t, 6)
+    layers = linear_stack(6)
     x = torch.randn(2, 3)
     every = range(len(layers))
     return recompute_cases(
@@ -244,10 +244,10 @@ def unsorted_and_repeated(t):
     reveal="summary",
 )
 def nearest_checkpoint(t):
-    layers = linear_stack(t, 8)
+    layers = linear_stack(8)
     x = torch.randn(2, 3)
     every = range(len(layers))  # includes the checkpointed layers
-    one = linear_stack(t, 1)
+    one = linear_stack(1)
     return recompute_cases(
         t,
         x,
@@ -276,7 +276,7 @@ def attached_to_graph(t):
             # input (the caller's x gets the gradient), from checkpoint 0.
             Case(
                 "six linear layers, from checkpoint 3",
-                layers=linear_stack(t, 6),
+                layers=linear_stack(6),
                 x=x,
                 indices=[1, 3],
                 k=5,
@@ -284,7 +284,7 @@ def attached_to_graph(t):
             ),
             Case(
                 "four linear layers, from the input",
-                layers=linear_stack(t, 4),
+                layers=linear_stack(4),
                 x=x,
                 indices=[],
                 k=2,
@@ -292,7 +292,7 @@ def attached_to_graph(t):
             ),
             Case(
                 "four linear layers, from checkpoint 0",
-                layers=linear_stack(t, 4),
+                layers=linear_stack(4),
                 x=x,
                 indices=[0, 2],
                 k=1,
@@ -331,21 +331,21 @@ def inside_no_grad(t):
         [
             Case(
                 "five layers, from checkpoint 1",
-                layers=linear_stack(t, 5),
+                layers=linear_stack(5),
                 x=torch.randn(4, 3),
                 indices=[1],
                 k=3,
             ),
             Case(
                 "three layers, from the input",
-                layers=linear_stack(t, 3),
+                layers=linear_stack(3),
                 x=torch.randn(4, 3),
                 indices=[],
                 k=1,
             ),
             Case(
                 "four layers, from checkpoint 0",
-                layers=linear_stack(t, 4),
+                layers=linear_stack(4),
                 x=torch.randn(4, 3),
                 indices=[0, 3],
                 k=2,
