@@ -5,7 +5,8 @@ Saved-tensor hooks are a stack, and the innermost pair alone packs what autograd
 ``fn`` records its whole graph under the learner's pair, hidden from the grader's hooks,
 while a no-op Function saves the tensor arguments outside it, so the grader's hooks see
 exactly them. Backward is plain autograd; the replay under ``no_grad`` only makes the
-modules of ``fn`` run once more, on the same values and random numbers.
+modules of ``fn`` run once more, on the same values, ``requires_grad`` flags and random
+numbers.
 """
 
 # forges: checkpoint-function torch
@@ -40,7 +41,11 @@ def checkpoint(fn, *args):
     def replay(grad):
         with torch.random.fork_rng(), torch.no_grad():
             torch.set_rng_state(state)
-            fn(*(a.detach() if isinstance(a, torch.Tensor) else a for a in args))
+            rebuilt = (
+                a.detach().requires_grad_(a.requires_grad) if isinstance(a, torch.Tensor) else a
+                for a in args
+            )
+            fn(*rebuilt)
         return grad
 
     out.register_hook(replay)
