@@ -70,6 +70,9 @@ def run(args: argparse.Namespace) -> int:
             )
             for name, tests in r.caught.items():
                 print(f"       wrong/{name} caught by: {', '.join(tests) or 'NOTHING'}")
+                if name in r.first:
+                    test, message = r.first[name]
+                    print(f"         first: {test!r}: {message[:160]}")
             if r.alternatives:
                 print(
                     f"       {count(len(r.alternatives), 'correct alternative')} pass every "

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from graders.authoring.scaffold import MARKER, placeholders
 from graders.errors import DrillError
-from graders.grading.catalog import Exercise
+from graders.grading.catalog import Exercise, KnownSolution
 from graders.grading.grader import Grader
 from graders.grading.references import TestOptions
 from graders.grading.results import GradeResult, Mode, Status
@@ -41,6 +41,8 @@ class TrackReport:
     problems: list[str] = field(default_factory=list)  # each fails validation
     warnings: list[str] = field(default_factory=list)
     caught: dict[str, list[str]] = field(default_factory=dict)  # wrong file -> tests
+    # wrong file -> (the test that reports it first, the first line of its message)
+    first: dict[str, tuple[str, str]] = field(default_factory=dict)
     alternatives: list[str] = field(default_factory=list)  # the files proven to pass
     examples: int = 0
     hidden: int = 0
@@ -69,6 +71,7 @@ class TrackReport:
             "problems": self.problems,
             "warnings": self.warnings,
             "caught": self.caught,
+            "first": {name: {"test": t, "message": m} for name, (t, m) in self.first.items()},
             "alternatives": self.alternatives,
             "catches": self.catches,
         }
@@ -116,13 +119,14 @@ def statement_problems(exercise: Exercise, track: str) -> list[str]:
 
 
 def hidden_count_warning(exercise: Exercise, track: str, hidden: int, where: str) -> str | None:
-    """A warning when a seed track no longer has the six hidden tests it ships with (a
-    convention of the project, not a rule: an instructor may add a test)."""
+    """A note when a track that came with the project no longer has its six hidden
+    tests: adding a test to a course's copy is fine, and this only says so."""
     if (exercise.slug, track) not in SEED_TRACKS or hidden == SEED_HIDDEN_TESTS:
         return None
     return (
-        f"{where}/tests.py: {hidden} hidden tests, where the seed tracks ship with "
-        f"{SEED_HIDDEN_TESTS} (a convention, not a rule; this does not fail validation)"
+        f"{where}/tests.py: {hidden} hidden tests; this track shipped with "
+        f"{SEED_HIDDEN_TESTS}. That is fine if you added or removed tests on purpose "
+        "(this does not fail validation)"
     )
 
 
@@ -206,6 +210,8 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
             report.problems.append(
                 f"{where}/wrong/{name}: passes every hidden test, but its bug is: {wrong.about}"
             )
+        else:
+            report.problems += _first_report(result, wrong, reference.tests, where, report)
     report.problems += _alternatives(grader, exercise, track, where, report)
     if any(t.per_learner for t in reference.tests):
         report.problems += _per_learner_draws(grader, exercise, track, where)
@@ -218,6 +224,40 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
                 "known-wrong solutions"
             )
     return report
+
+
+def _first_report(
+    result: GradeResult,
+    wrong: KnownSolution,
+    tests: list[TestOptions],
+    where: str,
+    report: TrackReport,
+) -> list[str]:
+    """Note which test reports ``wrong`` first and with what; a problem unless it is the
+    test its ``Breaks:`` line names (the rule its bug breaks). A learner reads the first
+    failure first: under another rule's name it sends them looking for the wrong bug."""
+    name = wrong.path.name
+    first = next((t for t in result.tests if t.status not in (Status.PASS, Status.NOT_RUN)), None)
+    shown = _one_line(first.message if first else result.message)
+    report.first[name] = (first.name if first else "(no test)", shown[:300])
+    hidden = {t.id: t.name for t in tests if not t.example}
+    by_name = {n: i for i, n in hidden.items()}
+    if wrong.breaks is None:
+        return [
+            f"{where}/wrong/{name}: does not say which rule it breaks: add a line "
+            "'Breaks: <test id>' to its docstring, naming the hidden test that must report "
+            f"it first (ids: {', '.join(hidden)})"
+        ]
+    declared = wrong.breaks if wrong.breaks in hidden else by_name.get(wrong.breaks)
+    if declared is None:
+        return [
+            f"{where}/wrong/{name}: 'Breaks: {wrong.breaks}' names no hidden test "
+            f"(ids: {', '.join(hidden)})"
+        ]
+    if first is None or first.id != declared:
+        got = f"{first.name!r} reports it first" if first else "no test reports it"
+        return [f"{where}/wrong/{name}: breaks {hidden[declared]!r}, but {got}: {shown[:300]}"]
+    return []
 
 
 # Learners whose draws validate tries for the per_learner tests, beyond everyone's draws.

@@ -10,6 +10,8 @@ A package is a folder ``exercises/<slug>/``::
     <track>/solution.py  the reference solution
     <track>/tests.py     the test cases (see graders.sandbox.testing)
     <track>/wrong/*.py   known-wrong solutions, each opening with a one-line docstring
+                         naming its bug, with a "Breaks: <test id>" line naming the
+                         hidden test that must report it first
     <track>/alternatives/*.py  known-correct solutions in other styles than the
                          reference, each opening with a docstring naming its style
 
@@ -76,6 +78,9 @@ class KnownSolution:
     path: Path
     about: str  # the first line of its docstring
     code: str
+    # A wrong solution's "Breaks: <test id>" line: the hidden test that must report it
+    # first, the rule its bug breaks (drill validate checks that no other test does).
+    breaks: str | None = None
 
 
 @dataclass(frozen=True)
@@ -259,8 +264,17 @@ def _known(folder: Path, missing_docstring: str) -> tuple[KnownSolution, ...]:
         doc = ast.get_docstring(pyparse.parse(code))
         if not doc or not doc.strip():
             raise CatalogError(str(path), missing_docstring)
-        known.append(KnownSolution(path, doc.strip().splitlines()[0], code))
+        breaks = BREAKS.search(doc)
+        known.append(
+            KnownSolution(
+                path, doc.strip().splitlines()[0], code, breaks.group(1).strip() if breaks else None
+            )
+        )
     return tuple(known)
+
+
+# In a wrong solution's docstring, the line naming the rule it breaks.
+BREAKS = re.compile(r"^\s*Breaks:\s*(\S.*)$", re.MULTILINE)
 
 
 def _top_level_functions(code: str) -> set[str]:

@@ -58,8 +58,9 @@ def case_label(key: Any) -> str | None:
 
 
 def differences(expected: Any, got: Any, tol: Tolerance) -> list[tuple[str | None, str]]:
-    """Every observation of a test that differs, as (observation name, message), the
-    call records first: which layers ran explains a wrong value, rarely the reverse.
+    """Every observation of a test that differs, as (observation name, message): what the
+    learner's code raised first (an exception explains the records and values after it),
+    then the call records (which layers ran explains a wrong value, rarely the reverse).
 
     Each observation of a case of a table is listed under the case's key, its message
     naming the observation alone (the case leads the message, see graders.grading.feedback)."""
@@ -77,7 +78,17 @@ def differences(expected: Any, got: Any, tol: Tolerance) -> list[tuple[str | Non
         problem = comparer.value(expected[key], got[key], path)
         if problem:
             found.append((key if isinstance(key, str) else None, problem))
-    return found
+    return sorted(found, key=lambda item: not raised(item[1]))
+
+
+# A test records an exception of the learner's code as an observation "raised Kind: text"
+# (a string the reference's run never gives where the learner's differs).
+_RAISED = re.compile(r" — (?:expected .* )?got (?:'raised |\"raised )")
+
+
+def raised(problem: str) -> bool:
+    """Whether ``problem`` is an observation that says the learner's code raised."""
+    return bool(_RAISED.search(problem.split("\n", 1)[0]))
 
 
 class _Comparer:

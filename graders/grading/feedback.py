@@ -1,8 +1,9 @@
 """The message a learner reads for a failing test, built in the server.
 
 A failing hidden test shows, as an online judge does for its first failing case, the first
-call that failed and every observation of it that differs (call records first: which
-layers ran tells more than which numbers came out)::
+call that failed and every observation of it that differs (an exception the learner's code
+raised first, as it explains what follows; then call records: which layers ran tells more
+than which numbers came out)::
 
     In checkpoint_recompute(layers, saved_activations, [4, 1], layer_idx=3):
     calls when recomputing layer 3: layers 0, 1, 2, 3 ran; only layers 2, 3 should run
@@ -24,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graders.grading.compare import case_label
+from graders.grading.compare import case_label, raised
 
 MAX_SHOWN = 5  # differing observations listed in one message
 _MAX_ARGS = 20
@@ -128,14 +129,24 @@ def message(
     # A group: ("case", its key) or ("call", the index of the call, or None).
     groups: dict[tuple[str, Any], list[str]] = {}
     where: dict[tuple[str, Any], int | None] = {}
+    # With a single call, what no call claims (a backward pass after it) is that call's.
+    only = next(iter(calls)) if len(calls) == 1 else None
     for key, problem in problems:
         case = case_label(key)
-        index = origins.get(key) if key is not None else None
+        index = origins.get(key, only) if key is not None else only
         group = ("case", case) if case else ("call", index)
         groups.setdefault(group, []).append(problem)
         where[group] = index
-    # By the call each came from (cases in the order they ran), unknown calls last.
-    order = sorted(groups, key=lambda g: (where[g] is None, where[g] or 0))
+    # By the call each came from (cases in the order they ran), unknown calls last; but
+    # a group where the learner's code raised first: the error explains the rest.
+    order = sorted(
+        groups,
+        key=lambda g: (
+            not any(raised(p) for p in groups[g]),
+            where[g] is None,
+            where[g] or 0,
+        ),
+    )
     first = order[0]
     index = where[first]
     call = calls[index].render(parameters) if index is not None and index in calls else None

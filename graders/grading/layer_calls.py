@@ -61,10 +61,31 @@ def _inputs(exp: CallsObs, got: CallsObs, path: str) -> str | None:
     if len(got.inputs) != len(exp.inputs):
         return f"{path}: the record of the layers' inputs is incomplete"
     i = next(i for i, (e, g) in enumerate(zip(exp.inputs, got.inputs, strict=True)) if e != g)
+    # A layer that drew other random numbers before (dropout) explains a wrong input.
+    random = _random_states(exp, got, path, i + 1)
+    if random:
+        return random
     return (
         f"{path}: the right layers ran, but layer {got.layers[i]} (call {i + 1}) was not "
         "given the value it should work on: each layer must be applied to the output "
         "of the layer before it, starting from the activation the rule says to start from"
+    )
+
+
+def _random_states(exp: CallsObs, got: CallsObs, path: str, within: int) -> str | None:
+    """The first of the first ``within`` calls that ran with another random state than
+    the reference's, worded as random numbers: a layer that draws (dropout) then draws
+    other numbers, and the input of a layer after it differs because of that."""
+    if not exp.randoms or len(got.randoms) != len(exp.randoms):
+        return None
+    pairs = list(zip(exp.randoms, got.randoms, strict=True))[:within]
+    i = next((i for i, (e, g) in enumerate(pairs) if e != g), None)
+    if i is None:
+        return None
+    return (
+        f"{path}: torch's random state was not the expected one when layer {got.layers[i]} "
+        f"(call {i + 1}) ran, so the layers that draw random numbers (dropout) drew other "
+        "numbers than they should, and the layers after them were given other values"
     )
 
 

@@ -169,7 +169,7 @@ def _counting_layer(fn: Callable[[Any], Any], index: int) -> Callable[[Any], Any
 
     def layer(x: Any) -> Any:
         layer.calls += 1  # type: ignore[attr-defined]
-        note_call(index, x)
+        note_call(index, x, False)
         return fn(x)
 
     layer.index = index  # type: ignore[attr-defined]
@@ -186,7 +186,7 @@ def _counting_forward(module: Any, index: int) -> Callable[..., Any]:
     forward = module.forward
 
     def counted_forward(*args: Any, **kwargs: Any) -> Any:
-        note_call(index, args)
+        note_call(index, args, True)  # a module may draw (dropout): note the random state
         return forward(*args, **kwargs)
 
     return counted_forward

@@ -89,13 +89,14 @@ class Encoder:
             return v if _isfinite(v) else {"t": "float", "v": repr(v)}
         self._count_text(_TAG_TEXT)
         if t is Calls:
-            phase, layers, inputs, more = read_record(v)
-            self._count_text(len(phase) + 20 * len(layers))
+            phase, layers, inputs, randoms, more = read_record(v)
+            self._count_text(len(phase) + 30 * len(layers))
             return {
                 "t": "calls",
                 "phase": phase,
                 "v": list(layers),
                 "inputs": list(inputs),
+                "randoms": list(randoms),
                 "more": more,
             }
         if t is Kept:

@@ -39,8 +39,9 @@ class Calls(tuple[Any, ...]):
         return f"<calls during {self.phase}>"
 
 
-# phase, layers in call order, a digest of each call's input, calls past MAX_CALLS
-Record = tuple[str, tuple[int, ...], tuple[int, ...], int]
+# phase, layers in call order, a digest of each call's input, a digest of the random
+# state each torch module ran with (empty for plain functions), calls past MAX_CALLS
+Record = tuple[str, tuple[int, ...], tuple[int, ...], tuple[int, ...], int]
 
 
 def digest(value: Any) -> int:
@@ -63,19 +64,31 @@ def digest(value: Any) -> int:
     return zlib.crc32(np.ascontiguousarray(array).tobytes(), zlib.crc32(head))
 
 
+# Taken at import, before learner code runs: the state dropout and torch.rand draw from.
+_RANDOM_STATE = torch.default_generator.get_state if torch is not None else None
+
+
+def random_digest() -> int:
+    """A 32-bit digest of torch's random state on the CPU: a layer rebuilt in backward
+    that draws (dropout) must run with the state it ran with in the forward pass."""
+    if _RANDOM_STATE is None:
+        return 0
+    return zlib.crc32(np.asarray(_RANDOM_STATE()).tobytes())
+
+
 def _recorder() -> tuple[
     Callable[[str], Calls],
     Callable[[Calls], None],
-    Callable[[int, Any], None],
+    Callable[[int, Any, bool], None],
     Callable[[Calls], Record],
 ]:
-    records: dict[int, tuple[str, list[int], list[int], list[int]]] = {}
+    records: dict[int, tuple[str, list[int], list[int], list[int], list[int]]] = {}
     active: list[int] = []
     keys = itertools.count(1)
 
     def start(phase: str) -> Calls:
         key = next(keys)
-        records[key] = (str(phase), [], [], [0])
+        records[key] = (str(phase), [], [], [], [0])
         active.append(key)
         return Calls((str(phase), key))
 
@@ -84,21 +97,26 @@ def _recorder() -> tuple[
         if key in active:
             active.remove(key)
 
-    def note(index: int, given: Any = None) -> None:
+    def note(index: int, given: Any = None, random: bool = False) -> None:
         if not active:
             return
         seen = digest(given)
+        state = random_digest() if random else None
         for key in active:
-            _, layers, inputs, more = records[key]
+            _, layers, inputs, randoms, more = records[key]
             if len(layers) < MAX_CALLS:
                 layers.append(index)
                 inputs.append(seen)
+                if state is not None:
+                    randoms.append(state)
             else:  # bounded: a runaway loop must not grow the result without end
                 more[0] += 1
 
     def read(calls: Calls) -> Record:
-        phase, layers, inputs, more = records[tuple.__getitem__(calls, 1)]
-        return phase, tuple(layers), tuple(inputs), more[0]
+        phase, layers, inputs, randoms, more = records[tuple.__getitem__(calls, 1)]
+        # Digests of the random state only when every call noted one.
+        states = tuple(randoms) if len(randoms) == len(layers) else ()
+        return phase, tuple(layers), tuple(inputs), states, more[0]
 
     return start, stop, note, read
 

@@ -81,6 +81,8 @@ class FrameType(StrEnum):
     READY = "ready"  # worker: warmed up, with its library versions
     SPARE = "spare"  # worker: a spare child, its job and result pipes attached
     KILL = "kill"  # server: kill the named child
+    # server, at the wall-clock limit: have the named child report where it is (STOPPED)
+    REPORT = "report"
     EXIT = "exit"  # worker: the named child ended (status, resource use)
     TAINTED = "tainted"  # worker: its own state changed; it exits
     # A sandbox child to the server, on the result pipe.
@@ -91,11 +93,21 @@ class FrameType(StrEnum):
     LOAD_ERROR = "load_error"  # the submission's module raised while loading
     TAMPERED = "tampered"  # learner code changed what the tests rely on
     HARNESS_ERROR = "harness_error"  # the harness failed, not the learner
+    # Where the job was when a time limit stopped it (runner.Job.on_time_limit): display
+    # text only; the server decides from its own evidence whether a limit stopped it.
+    STOPPED = "stopped"
 
 
 JOB_FRAMES = frozenset({FrameType.JOB, FrameType.SELFCHECK})
 CONTROL_FRAMES = frozenset(
-    {FrameType.READY, FrameType.SPARE, FrameType.KILL, FrameType.EXIT, FrameType.TAINTED}
+    {
+        FrameType.READY,
+        FrameType.SPARE,
+        FrameType.KILL,
+        FrameType.REPORT,
+        FrameType.EXIT,
+        FrameType.TAINTED,
+    }
 )
 RESULT_FRAMES = frozenset(
     {
@@ -106,6 +118,7 @@ RESULT_FRAMES = frozenset(
         FrameType.LOAD_ERROR,
         FrameType.TAMPERED,
         FrameType.HARNESS_ERROR,
+        FrameType.STOPPED,
         FrameType.SELFCHECK,
     }
 )
@@ -142,6 +155,9 @@ class CallsObs:
     more: int = 0  # calls past MAX_CALLS, counted but not recorded
     # A digest of each call's input (graders.sandbox.records.digest); () when not known.
     inputs: tuple[int, ...] = ()
+    # A digest of the random state each call ran with (records.random_digest); () when
+    # not known (plain functions, or a result stored before it was recorded).
+    randoms: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -411,15 +427,14 @@ class _Decoder:
                 raise WireError(f"a call record of more than {MAX_CALLS} entries")
             if not all(type(i) is int and 0 <= i < 2**31 for i in layers):
                 raise WireError("calls hold something other than a layer index")
-            inputs = _list(node.get("inputs", []))
-            if len(inputs) not in (0, len(layers)) or not all(
-                type(i) is int and 0 <= i < 2**32 for i in inputs
-            ):
-                raise WireError("bad digests of the layers' inputs")
+            inputs = _digests(node.get("inputs", []), len(layers), "inputs")
+            randoms = _digests(node.get("randoms", []), len(layers), "random states")
             more = node.get("more", 0)
             if type(more) is not int or not 0 <= more < 2**62:
                 raise WireError("bad count of unrecorded calls")
-            return CallsObs(_str(node.get("phase"))[:200], tuple(layers), more, tuple(inputs))
+            return CallsObs(
+                _str(node.get("phase"))[:200], tuple(layers), more, tuple(inputs), tuple(randoms)
+            )
         if tag == "object":
             return ObjectObs(_str(node.get("type")), _str(node.get("repr")))
         raise WireError(f"unknown value tag {tag!r}")
@@ -456,6 +471,16 @@ def decode_value(node: Any, body: bytes) -> Any:
     except (TypeError, ValueError, OverflowError, RecursionError, MemoryError) as exc:
         # Belt and braces: whatever slipped past the checks is still a rejected frame.
         raise WireError(f"malformed value: {type(exc).__name__}") from None
+
+
+def _digests(v: Any, count: int, what: str) -> list[int]:
+    """A call record's 32-bit digests: none, or one per recorded call."""
+    digests = _list(v)
+    if len(digests) not in (0, count) or not all(
+        type(i) is int and 0 <= i < 2**32 for i in digests
+    ):
+        raise WireError(f"bad digests of the layers' {what}")
+    return digests
 
 
 def _list(v: Any) -> list[Any]:

@@ -393,3 +393,19 @@ def test_first_difference_wins():
 )
 def test_top_level(expected, got, message):
     assert compare(expected, got, SUMMARY) == message
+
+
+def test_a_layer_given_another_value_after_other_random_draws_is_told_so():
+    """Dropout drew another mask in the replay: the message speaks of random numbers, not
+    of the layers' order (issue 27)."""
+    exp = CallsObs("backward", (0, 1, 2), inputs=(1, 2, 3), randoms=(7, 8, 9))
+    got = CallsObs("backward", (0, 1, 2), inputs=(1, 2, 4), randoms=(7, 5, 6))
+    problem = compare({"calls": exp}, {"calls": got}, Tolerance())
+    assert problem is not None and "random state" in problem and "layer 1 (call 2)" in problem
+    # The same wrong input with the random states right is another rule's message.
+    same_random = CallsObs("backward", (0, 1, 2), inputs=(1, 2, 4), randoms=(7, 8, 9))
+    problem = compare({"calls": exp}, {"calls": same_random}, Tolerance())
+    assert problem is not None and "not given the value it should work on" in problem
+    # Other random states alone are no failure: only the values they change count.
+    quiet = CallsObs("backward", (0, 1, 2), inputs=(1, 2, 3), randoms=(0, 0, 0))
+    assert compare({"calls": exp}, {"calls": quiet}, Tolerance()) is None

@@ -174,6 +174,35 @@ def test_the_first_failing_call_is_shown_with_every_difference_call_records_firs
     ]
 
 
+def test_what_the_learners_code_raised_leads_the_records_it_explains():
+    """A backward that raised in the second call: its error is shown first, with its call,
+    not the first call's records that differ because of it (issue 27)."""
+    expected = {
+        "calls during backward": CallsObs("b", (5, 4, 3, 2, 1, 0)),
+        "gradient of x": 1.0,
+        "backward pass": "finished",
+    }
+    got = {
+        "calls during backward": CallsObs("b", (5, 4, 3)),
+        "gradient of x": 2.0,
+        "backward pass": "raised RuntimeError: returned an incorrect number of gradients",
+    }
+    problems = differences(expected, got, Tolerance(reveal="summary"))
+    assert problems[0][0] == "backward pass"
+    calls = {0: feedback.Call("checkpoint", [("fn", False)], {}), 1: feedback.Call("g", [], {})}
+    origins = {"calls during backward": 0, "gradient of x": 0, "backward pass": 1}
+    lines = feedback.message(problems, calls, origins, {}).splitlines()
+    assert lines[:2] == [
+        "In g():",
+        "backward pass: value differs — got 'raised RuntimeError: returned an incorrect "
+        "number of gradients'",
+    ]
+    # Without an exception the first call leads, as before.
+    del expected["backward pass"], got["backward pass"]
+    problems = differences(expected, got, Tolerance(reveal="summary"))
+    assert feedback.message(problems, calls, origins, {}).startswith("In checkpoint(fn):")
+
+
 def test_a_long_list_of_differences_says_how_many_more():
     expected = {f"v{i}": i for i in range(8)}
     got = {f"v{i}": -1 for i in range(8)}

@@ -74,7 +74,8 @@ def two_tracks(root: Path, statement: str = STATEMENT, slug: str = "double") -> 
     (torch / "starter.py").write_text("def double(x):\n    raise NotImplementedError\n")
     (torch / "tests.py").write_text(TORCH_TESTS)
     (torch / "wrong" / "add.py").write_text(
-        '"""Adds two instead of doubling."""\n\n\ndef double(x):\n    return x + 2\n'
+        '"""Adds two instead of doubling.\n\nBreaks: matrix\n"""\n\n\ndef double(x):\n'
+        "    return x + 2\n"
     )
     meta = package / "exercise.toml"
     meta.write_text(
@@ -265,8 +266,8 @@ def test_a_seed_track_without_six_hidden_tests_gets_a_warning(tmp_path: Path) ->
     where = "gradient-checkpointing/numpy"
     assert hidden_count_warning(exercise, "numpy", SEED_HIDDEN_TESTS, where) is None
     assert hidden_count_warning(exercise, "numpy", 7, where) == (
-        "gradient-checkpointing/numpy/tests.py: 7 hidden tests, where the seed tracks ship "
-        "with 6 (a convention, not a rule; this does not fail validation)"
+        "gradient-checkpointing/numpy/tests.py: 7 hidden tests; this track shipped with 6. "
+        "That is fine if you added or removed tests on purpose (this does not fail validation)"
     )
     other = load_catalog(two_tracks(tmp_path / "other")).get("double")
     assert hidden_count_warning(other, "numpy", 7, "double/numpy") is None
@@ -342,6 +343,7 @@ def test_validate_warns_but_passes_a_seed_track_without_six_hidden_tests(
         hidden = report["hidden"]
         assert hidden != SEED_HIDDEN_TESTS
         assert (
-            f"gradient-checkpointing/{track}/tests.py: {hidden} hidden tests, where the seed "
-            "tracks ship with 6 (a convention, not a rule; this does not fail validation)"
+            f"gradient-checkpointing/{track}/tests.py: {hidden} hidden tests; this track shipped "
+            "with 6. That is fine if you added or removed tests on purpose (this does not "
+            "fail validation)"
         ) in report["warnings"]

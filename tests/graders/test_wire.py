@@ -426,6 +426,27 @@ class TestRoundTrip:
         assert got.inputs[0] == got.inputs[1] != 0  # the same values, array or tensor
         assert got.inputs[2] != got.inputs[0]  # another dtype is another input
 
+    def test_a_module_call_notes_the_random_state_it_ran_with(self):
+        calls = start_recording("backward")
+        torch.manual_seed(3)
+        note_call(0, None, True)
+        torch.rand(2)  # a draw moves the state on
+        note_call(1, None, True)
+        torch.manual_seed(3)
+        note_call(2, None, True)
+        stop_recording(calls)
+        got = roundtrip(calls)
+        assert got.randoms[0] == got.randoms[2] != got.randoms[1]
+        plain = start_recording("forward")
+        note_call(0, np.arange(2.0))  # a plain function notes no random state
+        stop_recording(plain)
+        assert roundtrip(plain).randoms == ()
+
+    def test_the_decoder_refuses_random_digests_of_another_length(self):
+        node = {"t": "calls", "phase": "p", "v": [0, 1], "randoms": [5]}
+        with pytest.raises(WireError, match="random states"):
+            decode_value(node, b"")
+
     def test_the_decoder_refuses_an_oversized_call_record(self):
         node = {"t": "calls", "phase": "p", "v": [0] * (MAX_CALLS + 1)}
         with pytest.raises(WireError, match="call record of more than"):

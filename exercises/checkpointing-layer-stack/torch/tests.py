@@ -101,7 +101,14 @@ def example_short_last_segment(t):
     return forward_and_backward(t, layers, x, 2)
 
 
-@test("backward re-runs each segment, last segment first", hint=1, rtol=0, atol=0, reveal="summary")
+@test(
+    "each segment is checkpointed: only its input is kept, backward re-runs it (last "
+    "segment first) and gradients reach x and every layer",
+    hint=1,
+    rtol=0,
+    atol=0,
+    reveal="summary",
+)
 def segments_in_backward(t):
     layers = linear_stack(6)
     x = torch.randn(3, 4, requires_grad=True)

@@ -143,35 +143,7 @@ def times_minus_7(output):
 
 
 @test(
-    "saved activations are copies (layers that work in place)",
-    hint=1,
-    exact_dtype=True,
-    reveal="summary",
-)
-def copies(t):
-    x32 = np.array([[0.25, -1.0], [2.0, 0.5]], dtype=np.float32)
-    return t.cases(
-        [
-            Case(
-                "the output gets 100 added",
-                x=np.array([1.0, -2.0, 0.5]),
-                indices=[0, 2, 4],
-                change=add_100,
-            ),
-            # float32, an unsorted list with a repeat, and the last layer not checkpointed.
-            Case(
-                "a float32 input, the output multiplied by -7",
-                x=x32,
-                indices=[3, 1, 3],
-                change=times_minus_7,
-            ),
-        ],
-        lambda x, indices, change: forward_then_change(t, x, indices, change),
-    )
-
-
-@test(
-    "saved holds exactly the input and the checkpoint outputs",
+    "forward runs each layer once and saves exactly the input and the checkpoint outputs",
     hint=1,
     exact_dtype=True,
     reveal="summary",
@@ -200,19 +172,52 @@ def exact_keys(t):
 
 
 @test(
-    "recompute ignores the order of the checkpoint list and its repeats", hint=2, reveal="summary"
+    "saved activations are copies (layers that work in place)",
+    hint=1,
+    exact_dtype=True,
+    reveal="summary",
 )
-def unsorted_and_repeated(t):
-    x = np.array([0.3, -0.7, 1.1])
-    every = range(len(MIXED_FNS))
+def copies(t):
+    x32 = np.array([[0.25, -1.0], [2.0, 0.5]], dtype=np.float32)
+    return t.cases(
+        [
+            Case(
+                "the output gets 100 added",
+                x=np.array([1.0, -2.0, 0.5]),
+                indices=[0, 2, 4],
+                change=add_100,
+            ),
+            # float32, an unsorted list with a repeat, and the last layer not checkpointed.
+            Case(
+                "a float32 input, the output multiplied by -7",
+                x=x32,
+                indices=[3, 1, 3],
+                change=times_minus_7,
+            ),
+        ],
+        lambda x, indices, change: forward_then_change(t, x, indices, change),
+    )
+
+
+@test(
+    "recompute rebuilds every activation, from the input when no checkpoint is below it",
+    hint=3,
+    reveal="summary",
+)
+def every_activation(t):
+    # No checkpoint below the layer rebuilt: every replay starts from the input, so this
+    # test is about the replay's bounds alone (which checkpoint to start from is the
+    # next tests' rule).
+    x = np.linspace(-2.0, 2.0, 6).reshape(2, 3)
     return recompute_cases(
         t,
         x,
         [
-            ("no checkpoint", MIXED_FNS, [], every),
-            ("an unsorted list", MIXED_FNS, [4, 1], every),
-            ("an unsorted list of three", MIXED_FNS, [6, 0, 3], every),
-            ("a repeated index", MIXED_FNS, [5, 2, 5], every),
+            ("a one-layer network, no checkpoint", ONE_LAYER, [], [0]),
+            ("a two-layer network, no checkpoint", TWO_LAYERS, [], [0, 1]),
+            ("a two-layer network, layer 1 saved", TWO_LAYERS, [1], [0]),
+            ("eight layers, no checkpoint", MIXED_FNS, [], range(len(MIXED_FNS))),
+            ("eight layers, layers 5 and 6 saved", MIXED_FNS, [5, 6], range(5)),
         ],
     )
 
@@ -247,18 +252,19 @@ def checkpointed_layer(t):
     return recompute_cases(t, x, [(a, MIXED_FNS, c, c) for a, c in lists.items()])
 
 
-@test("recompute rebuilds every activation of the network", hint=3, reveal="summary")
-def every_activation(t):
-    x = np.linspace(-2.0, 2.0, 6).reshape(2, 3)
+@test(
+    "recompute ignores the order of the checkpoint list and its repeats", hint=2, reveal="summary"
+)
+def unsorted_and_repeated(t):
+    x = np.array([0.3, -0.7, 1.1])
+    every = range(len(MIXED_FNS))
     return recompute_cases(
         t,
         x,
         [
-            ("a one-layer network, no checkpoint", ONE_LAYER, [], [0]),
-            ("a one-layer network, layer 0 saved", ONE_LAYER, [0], [0]),
-            ("a two-layer network, no checkpoint", TWO_LAYERS, [], [0, 1]),
-            ("a two-layer network, layer 0 saved", TWO_LAYERS, [0], [0, 1]),
-            ("a two-layer network, layer 1 saved", TWO_LAYERS, [1], [0, 1]),
-            ("eight layers, layers 2 and 5 saved", MIXED_FNS, [2, 5], range(len(MIXED_FNS))),
+            ("no checkpoint", MIXED_FNS, [], every),
+            ("an unsorted list", MIXED_FNS, [4, 1], every),
+            ("an unsorted list of three", MIXED_FNS, [6, 0, 3], every),
+            ("a repeated index", MIXED_FNS, [5, 2, 5], every),
         ],
     )

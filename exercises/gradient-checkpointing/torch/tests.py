@@ -220,26 +220,8 @@ def clones(t):
 
 
 @test(
-    "recompute ignores the order of the checkpoint list and its repeats", hint=2, reveal="summary"
-)
-def unsorted_and_repeated(t):
-    layers = linear_stack(6)
-    x = torch.randn(2, 3)
-    every = range(len(layers))
-    return recompute_cases(
-        t,
-        x,
-        [
-            ("no checkpoint", layers, [], every),
-            ("an unsorted list", layers, [4, 1], every),
-            ("an unsorted list of three", layers, [5, 0, 3], every),
-            ("a repeated index", layers, [2, 4, 2], every),
-        ],
-    )
-
-
-@test(
-    "recompute runs only the layers after the nearest checkpoint strictly below",
+    "recompute replays from the nearest checkpoint strictly below (or the input) up to "
+    "layer_idx, each layer once",
     hint=2,
     reveal="summary",
 )
@@ -258,6 +240,25 @@ def nearest_checkpoint(t):
             ("only the last layer", layers, [7], every),
             ("a one-layer network, no checkpoint", one, [], [0]),
             ("a one-layer network, layer 0 saved", one, [0], [0]),
+        ],
+    )
+
+
+@test(
+    "recompute ignores the order of the checkpoint list and its repeats", hint=2, reveal="summary"
+)
+def unsorted_and_repeated(t):
+    layers = linear_stack(6)
+    x = torch.randn(2, 3)
+    every = range(len(layers))
+    return recompute_cases(
+        t,
+        x,
+        [
+            ("no checkpoint", layers, [], every),
+            ("an unsorted list", layers, [4, 1], every),
+            ("an unsorted list of three", layers, [5, 0, 3], every),
+            ("a repeated index", layers, [2, 4, 2], every),
         ],
     )
 

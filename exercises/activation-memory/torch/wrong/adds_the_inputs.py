@@ -1,4 +1,7 @@
-"""Counts the storages of every tensor input as well, whether autograd saves them or not."""
+"""Counts the storages of every tensor input as well, whether autograd saves them or not.
+
+Breaks: single_operations
+"""
 
 import torch
 

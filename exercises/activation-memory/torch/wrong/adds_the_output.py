@@ -1,4 +1,7 @@
-"""Counts the storage of fn's output as well, whether autograd saves it or not."""
+"""Counts the storage of fn's output as well, whether autograd saves it or not.
+
+Breaks: single_operations
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Runs fn once outside the hooks (to try it) and once more inside them: fn must run once."""
+"""Runs fn once outside the hooks (to try it) and once more inside them: fn must run once.
+
+Breaks: single_operations
+"""
 
 import torch
 

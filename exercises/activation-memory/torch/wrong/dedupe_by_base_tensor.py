@@ -1,6 +1,9 @@
 """Tells storages apart by the tensor a view was taken from (`id(t._base or t)`), not by
 the storage's address: right for views, but `x.detach()` shares `x`'s storage without
-being a view, so `d * x` counts it twice."""
+being a view, so `d * x` counts it twice.
+
+Breaks: shared_storage
+"""
 
 import torch
 

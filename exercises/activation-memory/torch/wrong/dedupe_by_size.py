@@ -1,4 +1,7 @@
-"""Keeps a set of the storage sizes seen, so two different storages of the same size (x * y) count once."""
+"""Keeps a set of the storage sizes seen, so two different storages of the same size (x * y) count once.
+
+Breaks: single_operations
+"""
 
 import torch
 

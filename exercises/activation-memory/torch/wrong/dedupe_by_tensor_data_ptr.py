@@ -1,4 +1,7 @@
-"""Dedupes by tensor.data_ptr(), the address of the view's first element: views at other offsets (x[0], x[1]) count the storage again."""
+"""Dedupes by tensor.data_ptr(), the address of the view's first element: views at other offsets (x[0], x[1]) count the storage again.
+
+Breaks: shared_storage
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Dedupes by id(tensor): two different views of one storage (x and x.T) count it twice."""
+"""Dedupes by id(tensor): two different views of one storage (x and x.T) count it twice.
+
+Breaks: shared_storage
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Measures torch.cuda.memory_allocated() before and after fn: it tracks GPU allocations only (0 on CPU), not what autograd saves."""
+"""Measures torch.cuda.memory_allocated() before and after fn: it tracks GPU allocations only (0 on CPU), not what autograd saves.
+
+Breaks: single_operations
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Keeps the sizes in a module-level dict that is never emptied, so each call also counts the storages of earlier calls."""
+"""Keeps the sizes in a module-level dict that is never emptied, so each call also counts the storages of earlier calls.
+
+Breaks: single_operations
+"""
 
 import torch
 

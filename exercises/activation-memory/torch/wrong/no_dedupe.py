@@ -1,4 +1,7 @@
-"""Adds the storage's bytes for every saved tensor, so a storage saved twice (x * x) counts twice."""
+"""Adds the storage's bytes for every saved tensor, so a storage saved twice (x * x) counts twice.
+
+Breaks: shared_storage
+"""
 
 import torch
 

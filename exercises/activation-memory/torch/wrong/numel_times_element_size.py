@@ -1,4 +1,7 @@
-"""Adds numel() * element_size() for every saved tensor: a view counts only its own elements, and shared storage counts again each time."""
+"""Adds numel() * element_size() for every saved tensor: a view counts only its own elements, and shared storage counts again each time.
+
+Breaks: shared_storage
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Counts only floating-point saved tensors, leaving out bool masks and int64 indices."""
+"""Counts only floating-point saved tensors, leaving out bool masks and int64 indices.
+
+Breaks: dtypes
+"""
 
 import torch
 

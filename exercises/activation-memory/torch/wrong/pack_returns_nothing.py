@@ -1,4 +1,7 @@
-"""The pack hook records the size but returns nothing, so backward gets None instead of the saved tensor."""
+"""The pack hook records the size but returns nothing, so backward gets None instead of the saved tensor.
+
+Breaks: inputs_and_parameters
+"""
 
 import torch
 

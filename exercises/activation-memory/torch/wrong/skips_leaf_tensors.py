@@ -1,4 +1,7 @@
-"""Counts only saved tensors with a grad_fn (activations), leaving out parameters, constant inputs, masks and indices."""
+"""Counts only saved tensors with a grad_fn (activations), leaving out parameters, constant inputs, masks and indices.
+
+Breaks: single_operations
+"""
 
 import torch
 

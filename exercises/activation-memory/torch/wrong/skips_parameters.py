@@ -1,4 +1,7 @@
-"""Leaves out saved tensors that are nn.Parameters, as if weights were not part of what autograd saves."""
+"""Leaves out saved tensors that are nn.Parameters, as if weights were not part of what autograd saves.
+
+Breaks: inputs_and_parameters
+"""
 
 import torch
 from torch import nn

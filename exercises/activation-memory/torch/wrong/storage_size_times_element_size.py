@@ -1,4 +1,7 @@
-"""Takes untyped_storage().size() for a number of elements and multiplies by element_size(), but an untyped storage's size is already in bytes."""
+"""Takes untyped_storage().size() for a number of elements and multiplies by element_size(), but an untyped storage's size is already in bytes.
+
+Breaks: single_operations
+"""
 
 import torch
 

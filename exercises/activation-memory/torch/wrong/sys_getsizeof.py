@@ -1,4 +1,7 @@
-"""Adds sys.getsizeof of each saved tensor: the size of the Python object, not of its data."""
+"""Adds sys.getsizeof of each saved tensor: the size of the Python object, not of its data.
+
+Breaks: single_operations
+"""
 
 import sys
 

@@ -1,4 +1,7 @@
-"""Runs fn under torch.enable_grad(), so a caller's torch.no_grad() no longer means nothing is saved."""
+"""Runs fn under torch.enable_grad(), so a caller's torch.no_grad() no longer means nothing is saved.
+
+Breaks: no_grad_and_in_place
+"""
 
 import torch
 

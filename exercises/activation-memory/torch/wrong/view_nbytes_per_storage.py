@@ -1,4 +1,7 @@
-"""Dedupes by storage address but counts tensor.nbytes, the bytes of the saved view, not of the storage it keeps alive."""
+"""Dedupes by storage address but counts tensor.nbytes, the bytes of the saved view, not of the storage it keeps alive.
+
+Breaks: shared_storage
+"""
 
 import torch
 

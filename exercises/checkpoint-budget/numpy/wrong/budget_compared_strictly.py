@@ -1,4 +1,7 @@
-"""A segment is allowed only when its memory is strictly below the budget (< instead of <=)."""
+"""A segment is allowed only when its memory is strictly below the budget (< instead of <=).
+
+Breaks: edge_cases
+"""
 
 
 def peak_memory(sizes, checkpoints):

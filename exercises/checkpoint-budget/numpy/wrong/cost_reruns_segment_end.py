@@ -1,4 +1,7 @@
-"""Counts the last layer of each segment as re-run, in recompute_cost and in the plan."""
+"""Counts the last layer of each segment as re-run, in recompute_cost and in the plan.
+
+Breaks: cost_sweep
+"""
 
 
 def peak_memory(sizes, checkpoints):

@@ -1,4 +1,7 @@
-"""Counts the checkpoint a segment starts from as re-run (layers b .. e - 1 instead of b + 1 .. e - 1)."""
+"""Counts the checkpoint a segment starts from as re-run (layers b .. e - 1 instead of b + 1 .. e - 1).
+
+Breaks: cost_sweep
+"""
 
 
 def peak_memory(sizes, checkpoints):

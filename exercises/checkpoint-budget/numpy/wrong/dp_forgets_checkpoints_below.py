@@ -1,4 +1,7 @@
-"""The plan's memory check counts each segment alone, without the checkpoints kept below it."""
+"""The plan's memory check counts each segment alone, without the checkpoints kept below it.
+
+Breaks: edge_cases
+"""
 
 
 def peak_memory(sizes, checkpoints):

@@ -1,4 +1,7 @@
-"""The plan's memory check leaves out the checkpoint a segment is rebuilt from."""
+"""The plan's memory check leaves out the checkpoint a segment is rebuilt from.
+
+Breaks: edge_cases
+"""
 
 
 def peak_memory(sizes, checkpoints):

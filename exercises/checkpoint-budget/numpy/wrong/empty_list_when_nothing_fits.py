@@ -1,4 +1,7 @@
-"""Returns [] instead of None when no checkpoint list fits the budget."""
+"""Returns [] instead of None when no checkpoint list fits the budget.
+
+Breaks: edge_cases
+"""
 
 
 def peak_memory(sizes, checkpoints):

@@ -1,4 +1,7 @@
-"""Tries only evenly spaced checkpoints (k of them for every k) and keeps the cheapest that fits."""
+"""Tries only evenly spaced checkpoints (k of them for every k) and keeps the cheapest that fits.
+
+Breaks: edge_cases
+"""
 
 
 def peak_memory(sizes, checkpoints):

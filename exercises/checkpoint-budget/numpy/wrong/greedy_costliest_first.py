@@ -1,4 +1,7 @@
-"""Greedy: tries the costliest layers first and keeps each checkpoint while the list still fits."""
+"""Greedy: tries the costliest layers first and keeps each checkpoint while the list still fits.
+
+Breaks: edge_cases
+"""
 
 
 def peak_memory(sizes, checkpoints):

@@ -1,4 +1,7 @@
-"""Greedy: adds the checkpoint that lowers the peak most until the list fits, then the costliest layers that still fit."""
+"""Greedy: adds the checkpoint that lowers the peak most until the list fits, then the costliest layers that still fit.
+
+Breaks: edge_cases
+"""
 
 
 def peak_memory(sizes, checkpoints):

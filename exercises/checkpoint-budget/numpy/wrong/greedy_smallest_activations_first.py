@@ -1,4 +1,7 @@
-"""Greedy: checkpoints the smallest activations first, keeping each while the list still fits."""
+"""Greedy: checkpoints the smallest activations first, keeping each while the list still fits.
+
+Breaks: edge_cases
+"""
 
 
 def peak_memory(sizes, checkpoints):

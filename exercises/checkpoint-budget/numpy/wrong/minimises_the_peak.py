@@ -1,4 +1,7 @@
-"""Returns a list of least peak memory (when it fits), ignoring the recompute cost."""
+"""Returns a list of least peak memory (when it fits), ignoring the recompute cost.
+
+Breaks: beats_greedy
+"""
 
 
 def peak_memory(sizes, checkpoints):

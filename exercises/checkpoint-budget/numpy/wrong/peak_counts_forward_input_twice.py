@@ -1,4 +1,8 @@
-"""Adds the forward pass to peak_memory but counts a checkpoint twice when it is also the input of the running layer."""
+"""Adds the forward pass to peak_memory but counts a checkpoint twice when it is also the input of the running layer.
+
+Breaks: peak_sweep
+"""
+
 
 def peak_memory(sizes, checkpoints):
     n = len(sizes)

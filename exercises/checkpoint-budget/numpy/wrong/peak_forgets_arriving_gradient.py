@@ -1,4 +1,7 @@
-"""peak_memory leaves out the gradient arriving at the segment's last activation."""
+"""peak_memory leaves out the gradient arriving at the segment's last activation.
+
+Breaks: peak_sweep
+"""
 
 
 def peak_memory(sizes, checkpoints):

@@ -1,4 +1,7 @@
-"""peak_memory counts each segment on its own, without the checkpoints kept below it."""
+"""peak_memory counts each segment on its own, without the checkpoints kept below it.
+
+Breaks: peak_sweep
+"""
 
 
 def peak_memory(sizes, checkpoints):

@@ -1,4 +1,7 @@
-"""peak_memory slices sizes[b : e + 1] with b = -1 for the first segment, which wraps around."""
+"""peak_memory slices sizes[b : e + 1] with b = -1 for the first segment, which wraps around.
+
+Breaks: peak_sweep
+"""
 
 
 def peak_memory(sizes, checkpoints):

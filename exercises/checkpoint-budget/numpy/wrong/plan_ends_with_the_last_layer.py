@@ -1,4 +1,7 @@
-"""Appends the last layer, n - 1, to the plan as if it were a checkpoint."""
+"""Appends the last layer, n - 1, to the plan as if it were a checkpoint.
+
+Breaks: edge_cases
+"""
 
 
 def peak_memory(sizes, checkpoints):

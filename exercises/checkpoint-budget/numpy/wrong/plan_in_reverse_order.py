@@ -1,4 +1,7 @@
-"""Returns the checkpoints in the order it walks back through the plan, last first."""
+"""Returns the checkpoints in the order it walks back through the plan, last first.
+
+Breaks: edge_cases
+"""
 
 
 def peak_memory(sizes, checkpoints):

@@ -1,5 +1,8 @@
 """Right peaks, costs and plans, but the peak and the cost come back as floats (they are
-summed from float copies of the inputs), where the statement asks for integers."""
+summed from float copies of the inputs), where the statement asks for integers.
+
+Breaks: edge_cases
+"""
 
 import numpy as np
 

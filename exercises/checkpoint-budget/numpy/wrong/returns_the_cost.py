@@ -1,4 +1,7 @@
-"""plan_checkpoints returns the least recompute cost instead of the checkpoint list."""
+"""plan_checkpoints returns the least recompute cost instead of the checkpoint list.
+
+Breaks: edge_cases
+"""
 
 
 def peak_memory(sizes, checkpoints):

@@ -1,4 +1,7 @@
-"""Tries all 2^(n-1) checkpoint lists: right on small networks, out of time on large ones."""
+"""Tries all 2^(n-1) checkpoint lists: right on small networks, out of time on large ones.
+
+Breaks: large_networks
+"""
 
 from itertools import combinations
 

@@ -1,4 +1,7 @@
-"""Uses torch.autograd.grad on the rebuilt arguments only, so the parameters inside fn get no gradient."""
+"""Uses torch.autograd.grad on the rebuilt arguments only, so the parameters inside fn get no gradient.
+
+Breaks: backward_pass
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Detaches the saved tensors but never makes them require grad, so no gradient reaches the arguments."""
+"""Detaches the saved tensors but never makes them require grad, so no gradient reaches the arguments.
+
+Breaks: backward_pass
+"""
 
 import torch
 

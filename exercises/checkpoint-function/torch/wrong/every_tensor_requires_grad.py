@@ -1,4 +1,7 @@
-"""Calls requires_grad_() on every rebuilt tensor, which an integer tensor refuses."""
+"""Calls requires_grad_() on every rebuilt tensor, which an integer tensor refuses.
+
+Breaks: plain_arguments
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Returns one entry per argument but none for fn, so backward returns one entry too few."""
+"""Returns one entry per argument but none for fn, so backward returns one entry too few.
+
+Breaks: backward_pass
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Runs fn inside torch.random.fork_rng in the forward pass too, so the caller's stream does not move past fn's draws."""
+"""Runs fn inside torch.random.fork_rng in the forward pass too, so the caller's stream does not move past fn's draws.
+
+Breaks: randomness
+"""
 
 import torch
 

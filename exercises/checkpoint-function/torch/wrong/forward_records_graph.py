@@ -1,4 +1,7 @@
-"""Runs fn under torch.enable_grad() in the forward pass, so autograd keeps every intermediate tensor."""
+"""Runs fn under torch.enable_grad() in the forward pass, so autograd keeps every intermediate tensor.
+
+Breaks: forward_pass
+"""
 
 import torch
 

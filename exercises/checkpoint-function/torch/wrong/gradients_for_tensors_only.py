@@ -1,4 +1,7 @@
-"""Returns entries only for fn and the tensor arguments, skipping the plain values."""
+"""Returns entries only for fn and the tensor arguments, skipping the plain values.
+
+Breaks: autograd_grad
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Keeps the arguments as a ctx attribute instead of calling ctx.save_for_backward, so autograd keeps nothing."""
+"""Keeps the arguments as a ctx attribute instead of calling ctx.save_for_backward, so autograd keeps nothing.
+
+Breaks: forward_pass
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Replays fn with whatever random state backward finds, so dropout draws a different mask in the replay."""
+"""Replays fn with whatever random state backward finds, so dropout draws a different mask in the replay.
+
+Breaks: randomness
+"""
 
 import torch
 

@@ -1,5 +1,8 @@
 """The replay makes every floating-point tensor require grad, whatever the original
-argument did: a float tensor that needed no gradient reaches fn requiring one."""
+argument did: a float tensor that needed no gradient reaches fn requiring one.
+
+Breaks: plain_arguments
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Replays fn on the saved tensors without detaching them, so the replay is attached to the graph before the checkpoint."""
+"""Replays fn on the saved tensors without detaching them, so the replay is attached to the graph before the checkpoint.
+
+Breaks: backward_pass
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Replays fn once to rebuild the graph and once more to recompute the output it backpropagates from."""
+"""Replays fn once to rebuild the graph and once more to recompute the output it backpropagates from.
+
+Breaks: backward_pass
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Replays fn without torch.enable_grad(), so backward (which runs with autograd off) builds no graph."""
+"""Replays fn without torch.enable_grad(), so backward (which runs with autograd off) builds no graph.
+
+Breaks: backward_pass
+"""
 
 import torch
 

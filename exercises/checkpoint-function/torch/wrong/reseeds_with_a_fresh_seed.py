@@ -1,4 +1,7 @@
-"""Draws a fresh seed in the forward pass and reseeds with it, which changes the random numbers fn and the caller draw."""
+"""Draws a fresh seed in the forward pass and reseeds with it, which changes the random numbers fn and the caller draw.
+
+Breaks: forward_pass
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Detaches the result of apply to be safe, so it is never on the graph."""
+"""Detaches the result of apply to be safe, so it is never on the graph.
+
+Breaks: forward_pass
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Sets the snapshot before the replay but never gives the caller its random state back."""
+"""Sets the snapshot before the replay but never gives the caller its random state back.
+
+Breaks: randomness
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Calls fn once to look at its output and once more to return it, so the forward pass runs fn twice."""
+"""Calls fn once to look at its output and once more to return it, so the forward pass runs fn twice.
+
+Breaks: forward_pass
+"""
 
 import torch
 

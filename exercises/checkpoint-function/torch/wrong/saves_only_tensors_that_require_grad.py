@@ -1,4 +1,7 @@
-"""Saves only the tensors that require grad and keeps the others as ctx attributes, hiding them from autograd."""
+"""Saves only the tensors that require grad and keeps the others as ctx attributes, hiding them from autograd.
+
+Breaks: forward_pass
+"""
 
 import torch
 
@@ -8,8 +11,12 @@ class CheckpointFunction(torch.autograd.Function):
     def forward(ctx, fn, *args):
         ctx.fn = fn
         ctx.rng_state = torch.get_rng_state()
-        ctx.args = [a if not (isinstance(a, torch.Tensor) and a.requires_grad) else None for a in args]
-        ctx.positions = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.requires_grad]
+        ctx.args = [
+            a if not (isinstance(a, torch.Tensor) and a.requires_grad) else None for a in args
+        ]
+        ctx.positions = [
+            i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.requires_grad
+        ]
         ctx.save_for_backward(*(args[i] for i in ctx.positions))
         return fn(*args)
 

@@ -1,4 +1,7 @@
-"""Gives the random-state snapshot to ctx.save_for_backward, so autograd keeps a tensor that is not an argument."""
+"""Gives the random-state snapshot to ctx.save_for_backward, so autograd keeps a tensor that is not an argument.
+
+Breaks: forward_pass
+"""
 
 import torch
 

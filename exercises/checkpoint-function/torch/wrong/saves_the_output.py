@@ -1,4 +1,7 @@
-"""Also passes fn's output to ctx.save_for_backward, so autograd keeps the output as well as the inputs."""
+"""Also passes fn's output to ctx.save_for_backward, so autograd keeps the output as well as the inputs.
+
+Breaks: forward_pass
+"""
 
 import torch
 

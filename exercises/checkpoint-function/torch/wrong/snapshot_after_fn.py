@@ -1,4 +1,7 @@
-"""Takes the random-state snapshot after fn has run, so the replay starts where the forward pass ended."""
+"""Takes the random-state snapshot after fn has run, so the replay starts where the forward pass ended.
+
+Breaks: randomness
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Rebuilds the replay's arguments as all tensors first, then the plain values, losing their positions."""
+"""Rebuilds the replay's arguments as all tensors first, then the plain values, losing their positions.
+
+Breaks: plain_arguments
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Calls torch.utils.checkpoint.checkpoint(use_reentrant=False) instead of writing the Function."""
+"""Calls torch.utils.checkpoint.checkpoint(use_reentrant=False) instead of writing the Function.
+
+Breaks: forward_pass
+"""
 
 from torch.utils import checkpoint as torch_checkpoint
 

@@ -1,4 +1,7 @@
-"""Calls torch.utils.checkpoint.checkpoint(use_reentrant=True) instead of writing the Function."""
+"""Calls torch.utils.checkpoint.checkpoint(use_reentrant=True) instead of writing the Function.
+
+Breaks: autograd_grad
+"""
 
 import torch.utils.checkpoint
 

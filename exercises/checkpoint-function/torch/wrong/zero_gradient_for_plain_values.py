@@ -1,4 +1,7 @@
-"""Returns a zero tensor instead of None as the gradient of each plain value."""
+"""Returns a zero tensor instead of None as the gradient of each plain value.
+
+Breaks: autograd_grad
+"""
 
 import torch
 

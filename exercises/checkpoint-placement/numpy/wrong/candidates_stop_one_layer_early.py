@@ -1,4 +1,7 @@
-"""Tries checkpoints among layers 0 .. n-3 only, never layer n - 2."""
+"""Tries checkpoints among layers 0 .. n-3 only, never layer n - 2.
+
+Breaks: equal_sizes
+"""
 
 from itertools import combinations
 

@@ -1,4 +1,7 @@
-"""Takes a checkpoint as the first layer of the next segment, so segments end one layer early."""
+"""Takes a checkpoint as the first layer of the next segment, so segments end one layer early.
+
+Breaks: one_checkpoint
+"""
 
 from itertools import combinations
 

@@ -1,4 +1,7 @@
-"""Measures the forward pass only, where at most two activations besides the checkpoints are held."""
+"""Measures the forward pass only, where at most two activations besides the checkpoints are held.
+
+Breaks: one_checkpoint
+"""
 
 from itertools import combinations
 

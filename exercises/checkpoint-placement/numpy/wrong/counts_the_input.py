@@ -1,4 +1,7 @@
-"""Counts the network input: for the first segment sizes[-1] reads the last activation."""
+"""Counts the network input: for the first segment sizes[-1] reads the last activation.
+
+Breaks: one_checkpoint
+"""
 
 from itertools import combinations
 

@@ -1,4 +1,7 @@
-"""Counts the segment's own start checkpoint among the kept ones (c <= start) and again in the segment."""
+"""Counts the segment's own start checkpoint among the kept ones (c <= start) and again in the segment.
+
+Breaks: one_checkpoint
+"""
 
 from itertools import combinations
 

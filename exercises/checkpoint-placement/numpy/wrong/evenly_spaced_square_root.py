@@ -1,4 +1,7 @@
-"""Returns about sqrt(n) evenly spaced checkpoints instead of searching for the best list."""
+"""Returns about sqrt(n) evenly spaced checkpoints instead of searching for the best list.
+
+Breaks: equal_sizes
+"""
 
 import math
 

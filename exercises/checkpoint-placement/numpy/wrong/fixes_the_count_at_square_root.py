@@ -1,4 +1,7 @@
-"""Searches the positions, but only of about sqrt(n) - 1 checkpoints, as if the count were fixed."""
+"""Searches the positions, but only of about sqrt(n) - 1 checkpoints, as if the count were fixed.
+
+Breaks: equal_sizes
+"""
 
 import math
 from itertools import combinations
@@ -18,4 +21,6 @@ def peak_memory(sizes, checkpoints):
 def best_checkpoints(sizes):
     n = len(sizes)
     k = max(0, round(math.sqrt(n)) - 1)
-    return min((list(c) for c in combinations(range(n - 1), k)), key=lambda c: peak_memory(sizes, c))
+    return min(
+        (list(c) for c in combinations(range(n - 1), k)), key=lambda c: peak_memory(sizes, c)
+    )

@@ -1,4 +1,7 @@
-"""Counts only the segment being rebuilt, not the checkpoints kept below it."""
+"""Counts only the segment being rebuilt, not the checkpoints kept below it.
+
+Breaks: checkpoints_below
+"""
 
 from itertools import combinations
 

@@ -1,4 +1,7 @@
-"""Leaves out the gradient arriving at the segment's last activation."""
+"""Leaves out the gradient arriving at the segment's last activation.
+
+Breaks: one_checkpoint
+"""
 
 from itertools import combinations
 

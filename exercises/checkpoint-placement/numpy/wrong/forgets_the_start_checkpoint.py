@@ -1,4 +1,7 @@
-"""Counts the rebuilt layers start+1 .. end but not the checkpoint they are rebuilt from."""
+"""Counts the rebuilt layers start+1 .. end but not the checkpoint they are rebuilt from.
+
+Breaks: one_checkpoint
+"""
 
 from itertools import combinations
 

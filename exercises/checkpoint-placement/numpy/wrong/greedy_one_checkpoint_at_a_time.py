@@ -1,4 +1,7 @@
-"""Adds, one at a time, the checkpoint that lowers the peak most, and stops when none lowers it."""
+"""Adds, one at a time, the checkpoint that lowers the peak most, and stops when none lowers it.
+
+Breaks: equal_sizes
+"""
 
 
 def peak_memory(sizes, checkpoints):

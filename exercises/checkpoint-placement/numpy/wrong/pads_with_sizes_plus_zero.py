@@ -1,4 +1,7 @@
-"""Pads with `sizes + [0]` so that sizes[-1] is 0: on a NumPy array that adds 0 to every entry instead of appending."""
+"""Pads with `sizes + [0]` so that sizes[-1] is 0: on a NumPy array that adds 0 to every entry instead of appending.
+
+Breaks: small_networks
+"""
 
 from itertools import combinations
 

@@ -1,4 +1,7 @@
-"""Returns a list of True/False flags, one per candidate layer, instead of the layer indices."""
+"""Returns a list of True/False flags, one per candidate layer, instead of the layer indices.
+
+Breaks: tiny_networks
+"""
 
 from itertools import product
 

@@ -1,5 +1,8 @@
 """Computes the right peak, but as a NumPy float (np.max over a float array), where the
-statement asks for an integer: a Python int or a NumPy integer."""
+statement asks for an integer: a Python int or a NumPy integer.
+
+Breaks: small_networks
+"""
 
 from itertools import combinations
 

@@ -1,4 +1,7 @@
-"""Slices sizes[start : end + 1] with start = -1, which is empty or only the last size."""
+"""Slices sizes[start : end + 1] with start = -1, which is empty or only the last size.
+
+Breaks: one_checkpoint
+"""
 
 from itertools import combinations
 

@@ -1,4 +1,7 @@
-"""Detaches each segment's input, so gradients stop at the segment boundaries."""
+"""Detaches each segment's input, so gradients stop at the segment boundaries.
+
+Breaks: segments_in_backward
+"""
 
 import torch
 from torch import nn

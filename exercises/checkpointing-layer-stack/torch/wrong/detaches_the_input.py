@@ -1,4 +1,7 @@
-"""Detaches x before the first segment, so no gradient reaches the caller's x."""
+"""Detaches x before the first segment, so no gradient reaches the caller's x.
+
+Breaks: segments_in_backward
+"""
 
 import torch
 from torch import nn

@@ -1,4 +1,7 @@
-"""Only runs full segments, dropping a shorter last segment."""
+"""Only runs full segments, dropping a shorter last segment.
+
+Breaks: short_segments
+"""
 
 import torch
 from torch import nn

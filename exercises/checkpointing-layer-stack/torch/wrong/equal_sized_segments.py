@@ -1,4 +1,7 @@
-"""Splits the stack into ceil(n / segment_size) segments of nearly equal size instead of full segments and a shorter last one."""
+"""Splits the stack into ceil(n / segment_size) segments of nearly equal size instead of full segments and a shorter last one.
+
+Breaks: short_segments
+"""
 
 import math
 

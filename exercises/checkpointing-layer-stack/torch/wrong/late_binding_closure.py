@@ -1,4 +1,7 @@
-"""Builds each segment's function as a closure over the loop variable (late binding)."""
+"""Builds each segment's function as a closure over the loop variable (late binding).
+
+Breaks: segments_in_backward
+"""
 
 import torch
 from torch import nn

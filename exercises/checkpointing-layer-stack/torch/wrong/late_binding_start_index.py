@@ -1,4 +1,7 @@
-"""Slices the segment inside a nested function that reads the loop index late."""
+"""Slices the segment inside a nested function that reads the loop index late.
+
+Breaks: segments_in_backward
+"""
 
 import torch
 from torch import nn

@@ -1,4 +1,7 @@
-"""Runs each segment's layers under torch.no_grad() inside the checkpointed function, so the result has no graph."""
+"""Runs each segment's layers under torch.no_grad() inside the checkpointed function, so the result has no graph.
+
+Breaks: segments_in_backward
+"""
 
 import torch
 from torch import nn

@@ -1,4 +1,7 @@
-"""Passes preserve_rng_state=False, so dropout draws different numbers when a segment is rebuilt."""
+"""Passes preserve_rng_state=False, so dropout draws different numbers when a segment is rebuilt.
+
+Breaks: rebuilds_same_segment
+"""
 
 import torch
 from torch import nn

@@ -1,4 +1,7 @@
-"""Leaves out use_reentrant, which falls back to the legacy reentrant mode."""
+"""Leaves out use_reentrant, which falls back to the legacy reentrant mode.
+
+Breaks: input_without_grad
+"""
 
 import torch
 from torch import nn

@@ -1,4 +1,7 @@
-"""Checkpoints every layer separately, whatever segment_size says."""
+"""Checkpoints every layer separately, whatever segment_size says.
+
+Breaks: segments_in_backward
+"""
 
 import torch
 from torch import nn

@@ -1,4 +1,7 @@
-"""Off by one in the slice end: each segment takes one layer too many, so segments overlap."""
+"""Off by one in the slice end: each segment takes one layer too many, so segments overlap.
+
+Breaks: segments_in_backward
+"""
 
 import torch
 from torch import nn

@@ -1,4 +1,7 @@
-"""Stops the range of segment starts at len(layers) - segment_size, losing the last segment."""
+"""Stops the range of segment starts at len(layers) - segment_size, losing the last segment.
+
+Breaks: segments_in_backward
+"""
 
 import torch
 from torch import nn

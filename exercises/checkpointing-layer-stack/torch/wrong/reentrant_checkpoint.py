@@ -1,4 +1,7 @@
-"""Uses use_reentrant=True, which gives no parameter gradients when x does not require grad."""
+"""Uses use_reentrant=True, which gives no parameter gradients when x does not require grad.
+
+Breaks: input_without_grad
+"""
 
 import torch
 from torch import nn

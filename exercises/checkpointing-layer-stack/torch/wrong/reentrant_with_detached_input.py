@@ -1,4 +1,7 @@
-"""Uses use_reentrant=True and gives an input that needs no grad requires_grad by detaching it, so torch.autograd.grad cannot go through the checkpoints."""
+"""Uses use_reentrant=True and gives an input that needs no grad requires_grad by detaching it, so torch.autograd.grad cannot go through the checkpoints.
+
+Breaks: autograd_grad
+"""
 
 import torch
 from torch import nn

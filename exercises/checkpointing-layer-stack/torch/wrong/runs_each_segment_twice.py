@@ -1,4 +1,7 @@
-"""Runs each segment once outside the checkpoint (to get its output) and once inside, so every layer runs twice in the forward pass."""
+"""Runs each segment once outside the checkpoint (to get its output) and once inside, so every layer runs twice in the forward pass.
+
+Breaks: segments_in_backward
+"""
 
 import torch
 from torch import nn

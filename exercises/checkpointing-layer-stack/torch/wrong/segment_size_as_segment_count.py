@@ -1,4 +1,7 @@
-"""Reads segment_size as the number of segments and makes that many segments of equal length."""
+"""Reads segment_size as the number of segments and makes that many segments of equal length.
+
+Breaks: segments_in_backward
+"""
 
 import math
 

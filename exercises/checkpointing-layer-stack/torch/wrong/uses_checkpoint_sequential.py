@@ -1,4 +1,7 @@
-"""Uses torch.utils.checkpoint.checkpoint_sequential, which splits by a number of segments and runs the last one without a checkpoint."""
+"""Uses torch.utils.checkpoint.checkpoint_sequential, which splits by a number of segments and runs the last one without a checkpoint.
+
+Breaks: segments_in_backward
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Recompute scans checkpoint_indices assuming they are sorted."""
+"""Recompute scans checkpoint_indices assuming they are sorted.
+
+Breaks: unsorted_and_repeated
+"""
 
 import numpy as np
 

@@ -1,4 +1,7 @@
-"""Copies each checkpoint but keeps running the network on the stored copy."""
+"""Copies each checkpoint but keeps running the network on the stored copy.
+
+Breaks: copies
+"""
 
 import numpy as np
 

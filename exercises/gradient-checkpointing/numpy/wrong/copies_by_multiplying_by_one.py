@@ -1,5 +1,8 @@
 """Saved copies are made with `a * 1.0`: a new array, right for float inputs, but an
-integer or bool activation comes back as float64."""
+integer or bool activation comes back as float64.
+
+Breaks: exact_keys
+"""
 
 import numpy as np
 

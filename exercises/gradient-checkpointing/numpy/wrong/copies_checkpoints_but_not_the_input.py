@@ -1,4 +1,7 @@
-"""Copies each checkpoint but stores the input itself under -1, not a copy."""
+"""Copies each checkpoint but stores the input itself under -1, not a copy.
+
+Breaks: copies
+"""
 
 import numpy as np
 

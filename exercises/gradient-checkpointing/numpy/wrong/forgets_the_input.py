@@ -1,4 +1,7 @@
-"""Does not save the input under key -1."""
+"""Does not save the input under key -1.
+
+Breaks: exact_keys
+"""
 
 import numpy as np
 

@@ -1,4 +1,7 @@
-"""Recompute starts from layer_idx - 1 when it is saved and from the input otherwise."""
+"""Recompute starts from layer_idx - 1 when it is saved and from the input otherwise.
+
+Breaks: nearest_checkpoint
+"""
 
 import numpy as np
 

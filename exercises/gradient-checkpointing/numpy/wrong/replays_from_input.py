@@ -1,4 +1,7 @@
-"""Recompute always replays the network from the input instead of the nearest checkpoint."""
+"""Recompute always replays the network from the input instead of the nearest checkpoint.
+
+Breaks: nearest_checkpoint
+"""
 
 import numpy as np
 

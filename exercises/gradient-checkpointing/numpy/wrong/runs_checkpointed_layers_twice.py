@@ -1,4 +1,7 @@
-"""Calls each checkpointed layer a second time to get the value it saves."""
+"""Calls each checkpointed layer a second time to get the value it saves.
+
+Breaks: exact_keys
+"""
 
 import numpy as np
 

@@ -1,4 +1,7 @@
-"""Saves every activation, not just the input and the checkpoints."""
+"""Saves every activation, not just the input and the checkpoints.
+
+Breaks: exact_keys
+"""
 
 import numpy as np
 

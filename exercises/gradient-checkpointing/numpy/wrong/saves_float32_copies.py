@@ -1,4 +1,7 @@
-"""Saved copies are cast to float32 (`a.astype(np.float32)`) instead of keeping the dtype."""
+"""Saved copies are cast to float32 (`a.astype(np.float32)`) instead of keeping the dtype.
+
+Breaks: exact_keys
+"""
 
 import numpy as np
 

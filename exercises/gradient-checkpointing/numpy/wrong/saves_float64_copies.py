@@ -1,4 +1,7 @@
-"""Saved copies are made with `np.array(a, dtype=float)`, which turns float32 into float64."""
+"""Saved copies are made with `np.array(a, dtype=float)`, which turns float32 into float64.
+
+Breaks: exact_keys
+"""
 
 import numpy as np
 

@@ -1,4 +1,7 @@
-"""Saves the input of each checkpointed layer instead of its output (off by one)."""
+"""Saves the input of each checkpointed layer instead of its output (off by one).
+
+Breaks: exact_keys
+"""
 
 import numpy as np
 

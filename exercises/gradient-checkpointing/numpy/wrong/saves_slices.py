@@ -1,4 +1,7 @@
-"""Saves `a[:]`, a view that shares memory with the activation, instead of a copy."""
+"""Saves `a[:]`, a view that shares memory with the activation, instead of a copy.
+
+Breaks: copies
+"""
 
 import numpy as np
 

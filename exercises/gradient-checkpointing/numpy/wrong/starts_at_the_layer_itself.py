@@ -1,4 +1,7 @@
-"""Recompute may start at layer_idx itself (<= instead of <) and then runs nothing."""
+"""Recompute may start at layer_idx itself (<= instead of <) and then runs nothing.
+
+Breaks: checkpointed_layer
+"""
 
 import numpy as np
 

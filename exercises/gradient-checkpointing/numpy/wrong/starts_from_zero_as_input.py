@@ -1,4 +1,7 @@
-"""Recompute writes `max(...) or -1`, so a start at checkpoint 0 falls back to the input."""
+"""Recompute writes `max(...) or -1`, so a start at checkpoint 0 falls back to the input.
+
+Breaks: nearest_checkpoint
+"""
 
 import numpy as np
 

@@ -1,4 +1,7 @@
-"""Recompute stops before layer_idx and returns its input (off by one)."""
+"""Recompute stops before layer_idx and returns its input (off by one).
+
+Breaks: every_activation
+"""
 
 import numpy as np
 

@@ -1,4 +1,7 @@
-"""Walks the sorted checkpoint list with a pointer, which a repeated index stalls."""
+"""Walks the sorted checkpoint list with a pointer, which a repeated index stalls.
+
+Breaks: exact_keys
+"""
 
 import numpy as np
 

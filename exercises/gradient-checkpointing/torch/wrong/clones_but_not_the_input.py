@@ -1,4 +1,7 @@
-"""Clones each checkpoint but stores the input itself under -1, not a clone."""
+"""Clones each checkpoint but stores the input itself under -1, not a clone.
+
+Breaks: forward_without_graph
+"""
 
 import torch
 

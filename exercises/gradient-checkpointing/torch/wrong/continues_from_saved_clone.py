@@ -1,4 +1,7 @@
-"""Clones each checkpoint but keeps running the network on the stored clone."""
+"""Clones each checkpoint but keeps running the network on the stored clone.
+
+Breaks: clones
+"""
 
 import torch
 

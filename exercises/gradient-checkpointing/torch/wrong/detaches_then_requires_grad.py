@@ -1,4 +1,7 @@
-"""Replays from start.detach().requires_grad_(): a new leaf, cut off from the saved tensor."""
+"""Replays from start.detach().requires_grad_(): a new leaf, cut off from the saved tensor.
+
+Breaks: attached_to_graph
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Runs the forward pass with autograd on, so the output and checkpoints carry a graph."""
+"""Runs the forward pass with autograd on, so the output and checkpoints carry a graph.
+
+Breaks: forward_without_graph
+"""
 
 import torch
 

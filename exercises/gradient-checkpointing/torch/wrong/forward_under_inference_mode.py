@@ -1,4 +1,7 @@
-"""Runs the forward under torch.inference_mode(), so the saved tensors are inference tensors."""
+"""Runs the forward under torch.inference_mode(), so the saved tensors are inference tensors.
+
+Breaks: forward_without_graph
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Calls requires_grad_() on the starting tensor, attaching the result where nothing needs a gradient."""
+"""Calls requires_grad_() on the starting tensor, attaching the result where nothing needs a gradient.
+
+Breaks: attached_to_graph
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Recompute only looks at checkpoint_indices and fails when none is below layer_idx."""
+"""Recompute only looks at checkpoint_indices and fails when none is below layer_idx.
+
+Breaks: nearest_checkpoint
+"""
 
 import torch
 

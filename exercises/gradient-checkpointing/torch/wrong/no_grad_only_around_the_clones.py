@@ -1,4 +1,7 @@
-"""Turns autograd off only for the clones, so the layers record a graph and the output has one."""
+"""Turns autograd off only for the clones, so the layers record a graph and the output has one.
+
+Breaks: forward_without_graph
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Detaches the starting checkpoint, cutting it out of the recomputed graph."""
+"""Detaches the starting checkpoint, cutting it out of the recomputed graph.
+
+Breaks: attached_to_graph
+"""
 
 import torch
 

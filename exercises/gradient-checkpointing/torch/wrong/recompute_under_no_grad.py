@@ -1,4 +1,7 @@
-"""Runs the recompute under torch.no_grad() too, so it records no graph at all."""
+"""Runs the recompute under torch.no_grad() too, so it records no graph at all.
+
+Breaks: attached_to_graph
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Recompute relies on the caller's grad mode instead of enabling autograd itself."""
+"""Recompute relies on the caller's grad mode instead of enabling autograd itself.
+
+Breaks: inside_no_grad
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Recompute also re-runs the layer that produced the starting checkpoint (off by one)."""
+"""Recompute also re-runs the layer that produced the starting checkpoint (off by one).
+
+Breaks: nearest_checkpoint
+"""
 
 import torch
 

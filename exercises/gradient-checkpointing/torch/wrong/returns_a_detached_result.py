@@ -1,4 +1,7 @@
-"""Recompute returns the result detached, so no gradient can flow from it."""
+"""Recompute returns the result detached, so no gradient can flow from it.
+
+Breaks: attached_to_graph
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Saves x.detach() and h.detach(), which share memory with the activations, instead of clones."""
+"""Saves x.detach() and h.detach(), which share memory with the activations, instead of clones.
+
+Breaks: clones
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Saves every activation, not just the input and the checkpoints."""
+"""Saves every activation, not just the input and the checkpoints.
+
+Breaks: forward_without_graph
+"""
 
 import torch
 

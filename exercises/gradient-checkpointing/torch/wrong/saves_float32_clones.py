@@ -1,4 +1,7 @@
-"""Saves h.clone().float(), which turns float64 activations into float32."""
+"""Saves h.clone().float(), which turns float64 activations into float32.
+
+Breaks: forward_without_graph
+"""
 
 import torch
 

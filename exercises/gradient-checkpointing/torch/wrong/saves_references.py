@@ -1,4 +1,7 @@
-"""Saves references to the input and the activations instead of clones."""
+"""Saves references to the input and the activations instead of clones.
+
+Breaks: forward_without_graph
+"""
 
 import torch
 

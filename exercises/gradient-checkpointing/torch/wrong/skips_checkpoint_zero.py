@@ -1,4 +1,7 @@
-"""Looks the index up with `if wanted.get(i):`, so checkpoint 0, being falsy, is never saved."""
+"""Looks the index up with `if wanted.get(i):`, so checkpoint 0, being falsy, is never saved.
+
+Breaks: forward_without_graph
+"""
 
 import torch
 

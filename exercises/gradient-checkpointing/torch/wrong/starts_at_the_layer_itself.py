@@ -1,4 +1,7 @@
-"""Recompute may start at layer_idx itself (<= instead of <) and then runs nothing."""
+"""Recompute may start at layer_idx itself (<= instead of <) and then runs nothing.
+
+Breaks: nearest_checkpoint
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Recompute takes the last key below layer_idx in the dict's order, as if it were sorted."""
+"""Recompute takes the last key below layer_idx in the dict's order, as if it were sorted.
+
+Breaks: unsorted_and_repeated
+"""
 
 import torch
 

@@ -1,4 +1,7 @@
-"""Sums grad_a instead of grad_h for b1, skipping the GELU derivative for the first bias."""
+"""Sums grad_a instead of grad_h for b1, skipping the GELU derivative for the first bias.
+
+Breaks: gradient_values
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Averages the bias gradients over the batch instead of summing them."""
+"""Averages the bias gradients over the batch instead of summing them.
+
+Breaks: gradient_values
+"""
 
 import math
 

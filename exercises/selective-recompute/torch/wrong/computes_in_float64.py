@@ -1,4 +1,7 @@
-"""Computes the block in float64 for accuracy and returns a float64 output for float32 inputs."""
+"""Computes the block in float64 for accuracy and returns a float64 output for float32 inputs.
+
+Breaks: output_values
+"""
 
 import math
 

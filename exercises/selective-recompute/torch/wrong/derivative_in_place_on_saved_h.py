@@ -1,4 +1,7 @@
-"""Turns the saved h into gelu'(h) in place to save memory, so a second backward over the graph fails."""
+"""Turns the saved h into gelu'(h) in place to save memory, so a second backward over the graph fails.
+
+Breaks: autograd_grad_twice
+"""
 
 import math
 

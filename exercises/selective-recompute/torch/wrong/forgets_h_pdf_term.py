@@ -1,4 +1,7 @@
-"""Takes Phi(h) alone as the derivative of GELU, forgetting the h * phi(h) term."""
+"""Takes Phi(h) alone as the derivative of GELU, forgetting the h * phi(h) term.
+
+Breaks: gradient_values
+"""
 
 import math
 

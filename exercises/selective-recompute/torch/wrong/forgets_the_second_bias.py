@@ -1,4 +1,7 @@
-"""Leaves b2 out of the output (and gives it no gradient)."""
+"""Leaves b2 out of the output (and gives it no gradient).
+
+Breaks: output_values
+"""
 
 import math
 

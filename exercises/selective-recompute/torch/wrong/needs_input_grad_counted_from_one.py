@@ -1,4 +1,7 @@
-"""Reads ctx.needs_input_grad from index 1 for x, so each check looks at the next input."""
+"""Reads ctx.needs_input_grad from index 1 for x, so each check looks at the next input.
+
+Breaks: partial_grads
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Skips the graph when x needs no gradient, as if the weights did not need one either."""
+"""Skips the graph when x needs no gradient, as if the weights did not need one either.
+
+Breaks: partial_grads
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Saves b1 instead of h and recomputes h = x @ w1.T + b1 in backward: a forward product runs again."""
+"""Saves b1 instead of h and recomputes h = x @ w1.T + b1 in backward: a forward product runs again.
+
+Breaks: memory_kept
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Saves gelu(h) and gelu'(h) instead of h: nothing is recomputed, and one tensor more is kept."""
+"""Saves gelu(h) and gelu'(h) instead of h: nothing is recomputed, and one tensor more is kept.
+
+Breaks: memory_kept
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Saves b1 and b2 as well, "just in case", though no gradient needs them."""
+"""Saves b1 and b2 as well, "just in case", though no gradient needs them.
+
+Breaks: memory_kept
+"""
 
 import math
 

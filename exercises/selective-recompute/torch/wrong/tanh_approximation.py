@@ -1,4 +1,7 @@
-"""Uses the tanh approximation of GELU, in the forward and in its derivative."""
+"""Uses the tanh approximation of GELU, in the forward and in its derivative.
+
+Breaks: output_values
+"""
 
 import math
 

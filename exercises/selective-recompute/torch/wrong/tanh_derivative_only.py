@@ -1,4 +1,7 @@
-"""Exact GELU in the forward, but the derivative of the tanh approximation in backward."""
+"""Exact GELU in the forward, but the derivative of the tanh approximation in backward.
+
+Breaks: gradient_values
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Builds grad_w2 from a broadcast product summed over the batch, a (batch, out, hidden) temporary."""
+"""Builds grad_w2 from a broadcast product summed over the batch, a (batch, out, hidden) temporary.
+
+Breaks: products_in_backward
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Writes grad_w1 as x.T @ grad_h, the transpose of w1's shape."""
+"""Writes grad_w1 as x.T @ grad_h, the transpose of w1's shape.
+
+Breaks: gradient_values
+"""
 
 import math
 

@@ -1,4 +1,7 @@
-"""Adds two instead of doubling."""
+"""Adds two instead of doubling.
+
+Breaks: matrix
+"""
 
 
 def double(x):
