@@ -218,11 +218,18 @@ class Store:
                     for row in rows:
                         result = dict(row.result)
                         tests = [dict(t) for t in result.get("tests", [])]
-                        if not any(t.get("output") not in ("", OUTPUT_EXPIRED) for t in tests):
+                        # What the module printed while loading (absent from results
+                        # stored before it was kept apart) goes the same way.
+                        load = result.get("load_output") or ""
+                        if load in ("", OUTPUT_EXPIRED) and not any(
+                            t.get("output") not in ("", OUTPUT_EXPIRED) for t in tests
+                        ):
                             continue
                         for test in tests:
                             if test.get("output"):
                                 test["output"] = OUTPUT_EXPIRED
+                        if load:
+                            result["load_output"] = OUTPUT_EXPIRED
                         connection.execute(
                             update(s)
                             .where(s.id == row.id)

@@ -15,6 +15,7 @@ test times out and the others are ``not_run``.
 from __future__ import annotations
 
 import ast
+import contextlib
 from typing import Any
 
 from graders.grading import pyparse, verdicts
@@ -37,6 +38,14 @@ def declared_tests(tests_code: str) -> list[TestOptions]:
     without running it."""
     found = []
     tree = pyparse.parse(tests_code)
+    # Module-level constants an option may name (tolerances=TOLERANCES).
+    constants: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                with contextlib.suppress(ValueError):  # not a literal: no option names it
+                    constants[target.id] = ast.literal_eval(node.value)
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef):
             continue
@@ -44,7 +53,11 @@ def declared_tests(tests_code: str) -> list[TestOptions]:
             kind = getattr(decorator.func, "id", "") if isinstance(decorator, ast.Call) else ""
             if isinstance(decorator, ast.Call) and kind in ("example", "test"):
                 options: dict[str, Any] = {
-                    k.arg: ast.literal_eval(k.value) for k in decorator.keywords if k.arg
+                    k.arg: constants[k.value.id]
+                    if isinstance(k.value, ast.Name)
+                    else ast.literal_eval(k.value)
+                    for k in decorator.keywords
+                    if k.arg
                 }
                 found.append(
                     TestOptions(
@@ -56,6 +69,7 @@ def declared_tests(tests_code: str) -> list[TestOptions]:
                         atol=options.get("atol", 1e-8),
                         exact_dtype=options.get("exact_dtype", False),
                         reveal=options.get("reveal", "full"),
+                        tolerances=options.get("tolerances") or {},
                     )
                 )
     return found

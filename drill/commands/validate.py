@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
             head = "ok  " if r.ok else "FAIL"
             print(
                 f"{head} {r.exercise} [{r.track}]: {count(r.examples, 'example')}, "
-                f"{count(r.hidden, 'hidden test')}"
+                f"{count(r.hidden, 'hidden test')}, {r.test_ms:.1f} ms of tests in a warm worker"
             )
             for name, tests in r.caught.items():
                 print(f"       wrong/{name} caught by: {', '.join(tests) or 'NOTHING'}")

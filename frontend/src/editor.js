@@ -13,8 +13,8 @@
 import { basicSetup } from "codemirror";
 import { python } from "@codemirror/lang-python";
 import { HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
-import { Compartment, EditorState, Prec, RangeSet, StateEffect, StateField } from "@codemirror/state";
-import { Decoration, EditorView, GutterMarker, gutterLineClass, keymap } from "@codemirror/view";
+import { Compartment, EditorState, Prec, RangeSet, RangeSetBuilder, StateEffect, StateField } from "@codemirror/state";
+import { Decoration, EditorView, GutterMarker, ViewPlugin, gutterLineClass, keymap } from "@codemirror/view";
 import { indentWithTab, isolateHistory } from "@codemirror/commands";
 import { oneDarkTheme } from "@codemirror/theme-one-dark";
 import { tags as t } from "@lezer/highlight";
@@ -46,6 +46,62 @@ const baseLayout = EditorView.theme({
   ".cm-content": { padding: "0.5rem 0" },
   "&.cm-focused": { outline: "none" },
 });
+
+// Long lines wrap (nothing scrolls sideways, on a phone least of all), and the rest of a
+// wrapped line starts under its code, not at the margin: each indented line is marked
+// with its indentation, and the theme below pads the whole line by it but pulls its first
+// row back (a negative text-indent). Classes, not style attributes: the page's
+// Content-Security-Policy refuses those.
+const MAX_HANG = 40; // columns; deeper lines hang by this much
+const hangMarks = Array.from({ length: MAX_HANG + 1 }, (_, n) => Decoration.line({ class: `cm-hang-${n}` }));
+
+// The columns of a line's leading spaces and tabs.
+function indentColumns(text, tabSize = 4) {
+  let column = 0;
+  for (const ch of text) {
+    if (ch === " ") column += 1;
+    else if (ch === "\t") column += tabSize - (column % tabSize);
+    else break;
+  }
+  return column;
+}
+
+function hangDecorations(view) {
+  const builder = new RangeSetBuilder();
+  let last = -1;
+  for (const { from, to } of view.visibleRanges) {
+    for (let pos = from; pos <= to; ) {
+      const line = view.state.doc.lineAt(pos);
+      const n = Math.min(indentColumns(line.text, view.state.tabSize), MAX_HANG);
+      if (n > 0 && line.from > last) builder.add(line.from, line.from, hangMarks[n]);
+      last = line.from;
+      pos = line.to + 1;
+    }
+  }
+  return builder.finish();
+}
+
+const hangingIndent = ViewPlugin.fromClass(
+  class {
+    constructor(view) {
+      this.decorations = hangDecorations(view);
+    }
+    update(update) {
+      if (update.docChanged || update.viewportChanged) this.decorations = hangDecorations(update.view);
+    }
+  },
+  { decorations: (plugin) => plugin.decorations },
+);
+
+const hangTheme = EditorView.baseTheme(
+  Object.fromEntries(
+    Array.from({ length: MAX_HANG }, (_, i) => i + 1).map((n) => [
+      `.cm-line.cm-hang-${n}`,
+      { paddingLeft: `calc(${n}ch + 6px)`, textIndent: `-${n}ch` },
+    ]),
+  ),
+);
+const wrapping = [EditorView.lineWrapping, hangingIndent, hangTheme];
 
 // .cm-line.x outranks the themes' .cm-activeLine, so the mark shows under the cursor too.
 const errorLineTheme = EditorView.baseTheme({
@@ -154,6 +210,7 @@ function create(parent, options = {}) {
     EditorState.tabSize.of(4),
     theme.of(themeFor(darkQuery ? darkQuery.matches : false)),
     baseLayout,
+    wrapping,
     EditorView.contentAttributes.of({ "aria-label": label, "aria-readonly": "true", tabindex: "0" }),
   ];
 
@@ -168,6 +225,7 @@ function create(parent, options = {}) {
     shortcuts,
     theme.of(themeFor(darkQuery ? darkQuery.matches : false)),
     baseLayout,
+    wrapping,
     errorLineTheme,
     errorLineField,
     EditorView.contentAttributes.of({

@@ -4,7 +4,16 @@ import { el } from "./dom.js";
 import { api } from "./api.js";
 import { keys, store } from "./storage.js";
 
-export function setUpHints({ slug, total, list, button, onReveal = () => {} }) {
+// onReveal(): a hint is about to show (open the hints); scrollTo(item): bring a revealed
+// hint into view (the page scrolls the workspace alone, beside the statement).
+export function setUpHints({
+  slug,
+  total,
+  list,
+  button,
+  onReveal = () => {},
+  scrollTo = (item) => item.scrollIntoView({ block: "nearest" }),
+}) {
   const hints = {
     total: Number(total) || 0,
     shown: 0, // hints in the list (loaded or loading)
@@ -78,12 +87,12 @@ export function setUpHints({ slug, total, list, button, onReveal = () => {} }) {
     hints.queue = hints.queue.then(async () => {
       const target = Math.min(n, hints.total);
       if (target < 1) return;
-      onReveal(); // e.g. open the hints drawer on a narrow screen
+      onReveal(); // open the hints beside the editor
       await loadUpTo(target);
       store.set(keys.hints(slug), hints.shown);
       const item = document.getElementById(`hint-${Math.min(target, hints.shown)}`);
       if (item) {
-        item.scrollIntoView({ block: "nearest" });
+        scrollTo(item);
         item.focus({ preventScroll: true });
       }
     });

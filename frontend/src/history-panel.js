@@ -6,6 +6,7 @@ import { api } from "./api.js";
 import { byId, el } from "./dom.js";
 import { HISTORY_LIMIT, cleanHistory, renderHistory, solvedBy } from "./history.js";
 import { renderAttemptError } from "./notices.js";
+import { isFullPass } from "./results-view.js";
 
 // An attempt's result and its code (the server keeps each learner's own; null if the
 // code could not be had: the result is still worth showing).
@@ -20,7 +21,7 @@ export async function fetchAttempt(row) {
 // choosing an attempt sets state.viewing, a result found here state.latest.
 // layout: layout.js; solved: solved.js; results: results-panel.js.
 // Returns {addToHistory(track, result), showHistory(track), loadHistory(track, options),
-// loadLatest(track)}.
+// loadLatest(track), passingCode(track)}.
 export function setUpHistoryPanel({ slug, data, state, ui, layout, solved, results }) {
   function addToHistory(track, result) {
     const row = {
@@ -122,5 +123,30 @@ export function setUpHistoryPanel({ slug, data, state, ui, layout, solved, resul
     }
   }
 
-  return { addToHistory, showHistory, loadHistory, loadLatest };
+  // The learner's passing code of a track ("Compare with your code"): {code, createdAt}
+  // of the latest result or the attempt chosen when it is a passing Submit, else of the
+  // newest passing Submit in the history (one no regrade replaced); or {error}.
+  async function passingCode(track) {
+    for (const entry of [state.latest[track], state.viewing[track]]) {
+      if (entry && entry.code != null && entry.result.mode === "submit" && isFullPass(entry.result)) {
+        return { code: entry.code, createdAt: entry.result.created_at };
+      }
+    }
+    let rows = state.history[track];
+    if (!rows) {
+      const answer = await api.history(slug, track, HISTORY_LIMIT);
+      if (!answer.ok) return { error: answer.message };
+      rows = cleanHistory(answer.data);
+    }
+    const replaced = new Set(rows.map((row) => row.regrade_of).filter(Boolean));
+    const row = rows.find((r) => r.mode === "submit" && r.status === "pass" && !replaced.has(r.id));
+    if (!row) return { error: "it is not among your latest attempts" };
+    const answer = await api.submissionCode(row.id);
+    if (answer.ok && answer.data && typeof answer.data.code === "string") {
+      return { code: answer.data.code, createdAt: row.created_at };
+    }
+    return { error: answer.message };
+  }
+
+  return { addToHistory, showHistory, loadHistory, loadLatest, passingCode };
 }

@@ -1,32 +1,66 @@
-// The narrow layout (below 700 px): the page's panes become tabs (tabs.js) and the hints
-// move into a drawer beside the editor, opened by the hints toggle, closed by its close
-// button or Escape. Wider, both are plain again.
+// The page's layout: below 700 px its panes become tabs (tabs.js); at every width the
+// hints sit beside the editor, behind the Hints button of the bar above it. Wide, they
+// open as a panel below Run and Submit (the editor stays where it is, and the learner's
+// choice is remembered); narrow, as a drawer over the code. The Close button and Escape
+// close them.
 
 import { NARROW_QUERY, setUpTabs } from "./tabs.js";
 
-// initial: the tab a narrow screen starts on ("statement" or "code").
-// Returns {isNarrow(), selectTab(name), showHints()}.
-export function setUpLayout({ ui, initial }) {
+// initial: the tab a narrow screen starts on ("statement" or "code"). hintsOpen: whether
+// the hints panel starts open on a wide screen (narrow, the drawer always starts closed);
+// onHintsOpen(open): the learner opened or closed it there.
+// Returns {isNarrow(), selectTab(name), showHints(), showHint(item)}.
+export function setUpLayout({ ui, initial, hintsOpen = false, onHintsOpen = () => {} }) {
   const narrowQuery = window.matchMedia(NARROW_QUERY);
   const isNarrow = () => Boolean(ui.tablist) && narrowQuery.matches;
-  const hintsHome = ui.hints ? { parent: ui.hints.parentElement, next: ui.hints.nextSibling } : null;
-  let drawerOpen = false;
+  let wideOpen = Boolean(hintsOpen); // the learner's choice on a wide screen
+  let open = wideOpen && !isNarrow();
+  let wasNarrow = isNarrow();
 
-  function placeHints(narrow) {
-    if (!ui.hints || !ui.hintsSlot) return;
-    if (narrow && ui.hints.parentElement !== ui.hintsSlot) ui.hintsSlot.append(ui.hints);
-    if (!narrow && ui.hints.parentElement !== hintsHome.parent) hintsHome.parent.insertBefore(ui.hints, hintsHome.next);
-    ui.hints.classList.toggle("is-drawer", narrow);
-    if (!narrow) drawerOpen = false;
-    showDrawer(drawerOpen && narrow);
-  }
-
-  function showDrawer(open) {
+  function render() {
     if (!ui.hints) return;
     const narrow = isNarrow();
-    drawerOpen = open;
-    ui.hints.hidden = narrow && !open;
-    if (ui.hintsToggle) ui.hintsToggle.setAttribute("aria-expanded", String(narrow && open));
+    ui.hints.classList.toggle("is-drawer", narrow);
+    ui.hints.hidden = !open;
+    if (ui.hintsToggle) ui.hintsToggle.setAttribute("aria-expanded", String(open));
+  }
+
+  function setOpen(value) {
+    open = value;
+    render();
+    if (isNarrow()) return;
+    wideOpen = open;
+    onHintsOpen(open);
+  }
+
+  // Bring `target` (the panel, or a hint in it) into view. Beside the statement the
+  // workspace scrolls on its own: scroll it alone, so that the statement stays where the
+  // learner is reading; elsewhere (one column, or the drawer) the nearest scroll will do.
+  function bringIntoView(target = ui.hints) {
+    if (!target || target.hidden) return;
+    const box = target.closest(".workspace");
+    const scrolls = box && !isNarrow() && /(auto|scroll)/.test(getComputedStyle(box).overflowY);
+    if (!scrolls) {
+      target.scrollIntoView({ block: "nearest" });
+      return;
+    }
+    const rect = target.getBoundingClientRect();
+    const view = box.getBoundingClientRect();
+    const top = Math.max(view.top, 0);
+    const bottom = Math.min(view.bottom, window.innerHeight);
+    const wanted = Math.min(rect.height, bottom - top - 16); // all of it, or its start
+    if (rect.top >= top && rect.top + wanted <= bottom) return;
+    box.scrollTop += rect.top < top ? rect.top - top - 8 : rect.top + wanted - bottom + 8;
+  }
+
+  // Narrowing closes the hints (a drawer would cover the code); widening shows them as
+  // the learner last left them on a wide screen.
+  function onLayoutChange(narrow) {
+    if (narrow !== wasNarrow) {
+      wasNarrow = narrow;
+      open = narrow ? false : wideOpen;
+    }
+    render();
   }
 
   const tabs = ui.tablist
@@ -35,28 +69,30 @@ export function setUpLayout({ ui, initial }) {
         layout: ui.layout,
         initial,
         media: narrowQuery,
-        onSelect: (_name, narrow) => placeHints(narrow),
+        onSelect: (_name, narrow) => onLayoutChange(narrow),
       })
     : null;
+  if (!tabs) render();
 
   if (ui.hintsToggle) {
     ui.hintsToggle.addEventListener("click", () => {
-      showDrawer(!drawerOpen);
-      if (drawerOpen && ui.hintButton) ui.hintButton.focus();
+      setOpen(!open);
+      if (!open) return;
+      bringIntoView();
+      if (ui.hintButton && !ui.hintButton.disabled) ui.hintButton.focus({ preventScroll: true });
+      else ui.hints.focus({ preventScroll: true });
     });
   }
-  if (ui.hintsClose) {
-    ui.hintsClose.addEventListener("click", () => {
-      showDrawer(false);
-      ui.hintsToggle.focus();
-    });
+  function close() {
+    setOpen(false);
+    if (ui.hintsToggle) ui.hintsToggle.focus();
   }
+  if (ui.hintsClose) ui.hintsClose.addEventListener("click", close);
   if (ui.hints) {
     ui.hints.addEventListener("keydown", (event) => {
-      if (event.key === "Escape" && drawerOpen && isNarrow()) {
+      if (event.key === "Escape" && open) {
         event.preventDefault();
-        showDrawer(false);
-        ui.hintsToggle.focus();
+        close();
       }
     });
   }
@@ -67,12 +103,23 @@ export function setUpLayout({ ui, initial }) {
     selectTab(name) {
       if (tabs) tabs.select(name);
     },
-    // A hint was revealed: on a narrow screen it shows in the drawer, over the code.
+    // A hint is being revealed: open the hints beside the editor (narrow, on the Code tab).
     showHints() {
-      if (isNarrow()) {
-        tabs.select("code");
-        showDrawer(true);
+      if (isNarrow()) tabs.select("code");
+      if (!open) setOpen(true);
+      bringIntoView();
+    },
+    // Scroll a revealed hint into view: in the list (which scrolls on its own once it
+    // fills the panel), then the panel the way bringIntoView does.
+    showHint(item) {
+      const list = item.parentElement;
+      if (list && list.scrollHeight > list.clientHeight) {
+        const top = item.offsetTop - list.offsetTop;
+        if (top < list.scrollTop || top + Math.min(item.offsetHeight, list.clientHeight) > list.scrollTop + list.clientHeight) {
+          list.scrollTop = top;
+        }
       }
+      bringIntoView(isNarrow() ? item : ui.hints);
     },
   };
 }

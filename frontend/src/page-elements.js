@@ -35,7 +35,6 @@ export function exercisePageElements() {
     hintButton: byId("hint-button"),
     hintsToggle: byId("hints-toggle"),
     hintsClose: byId("hints-close"),
-    hintsSlot: byId("hints-drawer-slot"),
     tablist: byId("pane-tabs"),
     shortcutsButton: byId("shortcuts-button"),
     shortcutsDialog: byId("shortcuts-dialog"),

@@ -3,8 +3,9 @@
 // shared `state` below, and the other parts it calls.
 //
 //   track-code.js      the code of each track (drafts) and the editor showing it
-//   layout.js          narrow screens: the tabs and the hints drawer
-//   solved.js          after solving: the solved status, the solution, what next
+//   layout.js          narrow screens: the tabs; the hints beside the editor
+//   solved.js          after solving: the solved status, the solution (alone or beside
+//                      the learner's passing code), what next
 //   starter-reset.js   "Reset to starter", undoable
 //   results-panel.js   the result shown, the stale note, an earlier attempt's banner
 //   history-panel.js   the attempts of the track, and its latest result
@@ -83,7 +84,12 @@ export function initExercisePage(data) {
   // A first visit starts on the statement; a learner with a draft or an attempt, on the code.
   const returning =
     state.sources[state.track] !== "starter" || Boolean(data.tracks[state.track].last_submission);
-  const layout = setUpLayout({ ui, initial: returning ? "code" : "statement" });
+  const layout = setUpLayout({
+    ui,
+    initial: returning ? "code" : "statement",
+    hintsOpen: store.get(keys.hintsOpen(slug)) === true,
+    onHintsOpen: (open) => (open ? store.set(keys.hintsOpen(slug), true) : store.remove(keys.hintsOpen(slug))),
+  });
 
   // -- After solving -----------------------------------------------------------------
 
@@ -103,11 +109,18 @@ export function initExercisePage(data) {
       solutionCode: byId("solution-code"),
       goingFurtherLink: byId("going-further-link"),
       nextLink: byId("next-link"),
+      compareButton: byId("compare-button"),
+      compareDialog: byId("compare-dialog"),
+      compareTitle: byId("compare-title"),
+      compareYours: byId("compare-yours"),
+      compareYoursNote: byId("compare-yours-note"),
+      compareReference: byId("compare-reference"),
       onShowStatement: () => layout.selectTab("statement"),
     },
     onStatus: (text) => {
       ui.actionStatus.textContent = text;
     },
+    passingCode: (track) => history.passingCode(track),
   });
 
   // -- Reset, results, history, grading, tracks ----------------------------------------
@@ -135,6 +148,7 @@ export function initExercisePage(data) {
     list: ui.hintList,
     button: ui.hintButton,
     onReveal: () => layout.showHints(),
+    scrollTo: (item) => layout.showHint(item),
   });
 
   // -- Shortcuts ---------------------------------------------------------------------
@@ -147,7 +161,7 @@ export function initExercisePage(data) {
       submit: (event) => grading.grade("submit", event.target),
       help: () => dialog && dialog.show(),
     },
-    () => !(dialog && dialog.open),
+    () => !(dialog && dialog.open) && !solved.isComparing(),
   );
   if (ui.shortcutsButton && dialog) ui.shortcutsButton.addEventListener("click", () => dialog.show());
 

@@ -18,9 +18,20 @@ export function setUpResultsPanel({ state, ui, editor, setCode, saver, layout, o
   // What the results show for a track: an attempt chosen in the history, else the latest.
   const shownEntry = (track) => state.viewing[track] || state.latest[track] || null;
 
+  // Whether the results shown are the track's current ones: its latest result, not an
+  // earlier attempt chosen in the history (choosing the latest one is viewing it too).
+  function showsCurrent() {
+    const viewing = state.viewing[state.track];
+    const latest = state.latest[state.track];
+    return !viewing || Boolean(latest && latest.result.id === viewing.result.id);
+  }
+
+  // "Your code has changed since these results": said of the current results only. An
+  // earlier attempt is old by choice, and its banner offers to load its code.
   function updateStale() {
     const entry = shownEntry(state.track);
-    ui.stale.hidden = !entry || entry.code == null || entry.code === editor.getValue();
+    ui.stale.hidden =
+      !entry || !showsCurrent() || entry.code == null || entry.code === editor.getValue();
   }
 
   function goToLine(line) {

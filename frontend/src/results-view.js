@@ -208,6 +208,10 @@ export function renderResult(result, options) {
     );
   }
 
+  // What the module printed while it loaded, before any test: apart, above the tests.
+  const loaded = renderLoadOutput(result, h);
+  if (loaded) parts.push(loaded);
+
   if (tests.length) {
     // The first failure of the learner's is open, and every test that could not be judged,
     // so that its note is in sight.
@@ -223,6 +227,44 @@ export function renderResult(result, options) {
     parts.push(h("ol", { className: "test-list", "aria-label": `${plural(total, "test")}, ${passed} passed` }, items));
   }
   return parts;
+}
+
+// The result's output fields of what the learner's module printed while loading, as a
+// test's (for outputView); absent from results stored before they existed.
+export function loadOutputOf(result) {
+  return {
+    output: result && typeof result.load_output === "string" ? result.load_output : "",
+    output_truncated: Boolean(result && result.load_output_truncated),
+    output_bytes: result ? result.load_output_bytes : null,
+    output_bytes_at_least: Boolean(result && result.load_output_bytes_at_least),
+  };
+}
+
+export const LOAD_OUTPUT_TITLE = "Printed while your module was loading";
+
+// Its own block above the tests, open: "Printed while your module was loading (2 lines)".
+// null when the module printed nothing.
+export function renderLoadOutput(result, h) {
+  const output = outputView(loadOutputOf(result));
+  if (!output.text && !output.truncated) return null;
+  return h(
+    "section",
+    { className: "load-output", "aria-label": LOAD_OUTPUT_TITLE },
+    h(
+      "details",
+      { className: "test-output load-output-details", open: true },
+      h("summary", null, outputLabel(output, LOAD_OUTPUT_TITLE)),
+      output.note ? h("p", { className: "output-note" }, output.note) : null,
+      h("pre", { tabindex: "0" }, h("code", null, output.text)),
+    ),
+  );
+}
+
+// "Your output (3 lines)", or "Your output (truncated: first 16 KiB of 12.3 MB)".
+function outputLabel(output, title) {
+  return output.truncated
+    ? `${title} (truncated: first ${output.kept}${output.written ? ` of ${output.written}` : ""})`
+    : `${title} (${plural(lineCount(output.text), "line")})`;
 }
 
 const VERDICT_WORD = { pass: "passed", fail: "failed", error: "could not be graded" };
@@ -322,9 +364,7 @@ export function renderTest(test, { h, expanded = false, onGoToLine, onHint, mode
     }
   }
   if (output.text || output.truncated) {
-    const label = output.truncated
-      ? `Your output (truncated: first ${output.kept}${output.written ? ` of ${output.written}` : ""})`
-      : `Your output (${plural(lineCount(output.text), "line")})`;
+    const label = outputLabel(output, "Your output");
     body.push(
       h(
         "details",

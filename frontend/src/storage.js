@@ -35,5 +35,6 @@ export const keys = {
   draft: (slug, track) => `drill:v1:draft:${slug}:${track}`,
   track: (slug) => `drill:v1:track:${slug}`,
   hints: (slug) => `drill:v1:hints:${slug}`,
+  hintsOpen: (slug) => `drill:v1:hints-open:${slug}`,
   tab: (slug) => `drill:v1:tab:${slug}`,
 };

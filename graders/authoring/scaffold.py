@@ -83,7 +83,9 @@ def _files(slug: str, tracks: list[str], order: int) -> dict[str, str]:
             f'    return {{"output": t.call("{name}", x)}}\n'
         )
         files[f"{track}/wrong/returns_its_input.py"] = (
-            f'"""Returns its input unchanged ({MARKER}: a mistake learners really make)."""\n\n\n'
+            f'"""Returns its input unchanged ({MARKER}: a mistake learners really make).\n\n'
+            "Breaks: two_rows\n"
+            '"""\n\n\n'
             f"def {name}(x):\n"
             "    return x\n"
         )

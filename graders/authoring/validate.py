@@ -46,6 +46,7 @@ class TrackReport:
     alternatives: list[str] = field(default_factory=list)  # the files proven to pass
     examples: int = 0
     hidden: int = 0
+    test_ms: float = 0.0  # the tests' time of the reference's Submit, in a warm worker
 
     hidden_names: list[str] = field(default_factory=list)
 
@@ -68,6 +69,7 @@ class TrackReport:
             "ok": self.ok,
             "examples": self.examples,
             "hidden": self.hidden,
+            "test_ms": round(self.test_ms, 2),
             "problems": self.problems,
             "warnings": self.warnings,
             "caught": self.caught,
@@ -83,8 +85,10 @@ def _failing(result: GradeResult) -> list[str]:
 
 
 def _one_line(message: str | None) -> str:
-    """A failure message (the call on its own line, then each difference) on one line."""
-    return " ".join((message or "").split("\n"))
+    """A failure message (the call on its own line, then each difference) on one line,
+    without the lines of code that set up the case (the learner's to paste)."""
+    lines = (message or "").split("\n")
+    return " ".join(line for line in lines if not line.startswith("    "))
 
 
 def silent_failures(result: GradeResult, where: str, source: str) -> list[str]:
@@ -128,6 +132,24 @@ def hidden_count_warning(exercise: Exercise, track: str, hidden: int, where: str
         f"{SEED_HIDDEN_TESTS}. That is fine if you added or removed tests on purpose "
         "(this does not fail validation)"
     )
+
+
+def tolerance_problems(exercise: Exercise, tests: list[TestOptions], where: str) -> list[str]:
+    """A problem for each test that compares values of a dtype more loosely than the
+    tolerance ``exercise.toml`` states for it ([tolerance]): the statement promises the
+    learner that precision, and a test looser than it accepts what the statement refuses."""
+    problems = []
+    for t in tests:
+        for dtype, stated in exercise.meta.tolerance.items():
+            rtol, atol = t.tolerance_of(dtype)
+            if rtol > stated.rtol or atol > stated.atol:
+                problems.append(
+                    f"{where}/tests.py: test {t.name!r} compares {dtype} values with rtol "
+                    f"{rtol:g}, atol {atol:g}, looser than the statement's rtol {stated.rtol:g}, "
+                    f"atol {stated.atol:g} (exercise.toml [tolerance]); give it "
+                    f'tolerances={{"{dtype}": ({stated.rtol:g}, {stated.atol:g})}}'
+                )
+    return problems
 
 
 def full_reveal_warnings(tests: list[TestOptions], where: str) -> list[str]:
@@ -174,6 +196,7 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
     if count_warning:
         report.warnings.append(count_warning)
     report.warnings += full_reveal_warnings(reference.tests, where)
+    report.problems += tolerance_problems(exercise, reference.tests, where)
     for t in reference.tests:
         if t.hint is not None and t.hint > len(exercise.hints):
             report.problems.append(
@@ -184,6 +207,16 @@ def validate_track(grader: Grader, exercise: Exercise, track: str) -> TrackRepor
     modes: tuple[Mode, ...] = ("run", "submit")
     for mode in modes:
         result = grader.grade(exercise, track, tr.solution, mode)
+        if mode == "submit":
+            report.test_ms = _warm_test_time(grader, exercise, track, result)
+            budget = exercise.meta.tracks[track].test_budget_ms or TEST_BUDGET_MS.get(track)
+            if budget is not None and report.test_ms > budget:
+                report.warnings.append(
+                    f"{where}/tests.py: the tests take {report.test_ms:.1f} ms in a warm "
+                    f"worker (the reference's Submit), over the budget of {budget:g} ms: every "
+                    "Submit waits for them; reuse built inputs across cases, or set "
+                    f"test_budget_ms under [tracks.{track}] (a warning)"
+                )
         if result.status != Status.PASS:
             failures = "; ".join(
                 f"{t.name}: {_one_line(t.message)}" for t in result.tests if t.status != Status.PASS
@@ -258,6 +291,21 @@ def _first_report(
         got = f"{first.name!r} reports it first" if first else "no test reports it"
         return [f"{where}/wrong/{name}: breaks {hidden[declared]!r}, but {got}: {shown[:300]}"]
     return []
+
+
+# The warm test time of a track's Submit above which validate warns, unless the track sets
+# its own (exercise.toml test_budget_ms): Submit's speed is mostly the tests' time.
+TEST_BUDGET_MS = {"numpy": 10.0, "torch": 25.0}
+
+
+def _warm_test_time(grader: Grader, exercise: Exercise, track: str, first: GradeResult) -> float:
+    """The tests' time of the reference's Submit, in ms: the least of three runs (the
+    first one given), since a busy machine only ever adds time."""
+    totals = [sum(t.duration_ms for t in first.tests)]
+    for _ in range(2):
+        again = grader.grade(exercise, track, exercise.track(track).solution, "submit")
+        totals.append(sum(t.duration_ms for t in again.tests))
+    return min(totals)
 
 
 # Learners whose draws validate tries for the per_learner tests, beyond everyone's draws.

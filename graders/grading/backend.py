@@ -96,7 +96,7 @@ def grade_with(
         exercise.slug, track, mode, ids, reference, limits, exercise.track(track).parameters
     )
     try:
-        compile(code, "solution.py", "exec", dont_inherit=True)
+        compile(code, "your_code.py", "exec", dont_inherit=True)
     except SyntaxError as exc:
         return verdicts.syntax_error(ctx, exc)
     except ValueError as exc:  # e.g. null bytes

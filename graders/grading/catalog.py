@@ -50,10 +50,22 @@ class Limits(BaseModel):
     memory_mb: int | None = Field(None, ge=64, le=8192)
 
 
+class StatedTolerance(BaseModel):
+    """A tolerance the statement states for values of one dtype."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rtol: float = Field(ge=0)
+    atol: float = Field(ge=0)
+
+
 class TrackMeta(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     entry_points: list[str] = Field(min_length=1)
+    # The warm test time of a Submit of the reference above which drill validate warns
+    # (by default 10 ms for numpy and 25 ms for torch): slow tests slow every Submit.
+    test_budget_ms: float | None = Field(None, gt=0, le=60_000)
 
 
 class ExerciseMeta(BaseModel):
@@ -68,6 +80,9 @@ class ExerciseMeta(BaseModel):
     reveal_solution: StrictBool = True  # true or false: not "no", not 0
     tracks: dict[str, TrackMeta] = Field(min_length=1)
     limits: Limits = Limits()
+    # The tolerances the statement states, by dtype name ([tolerance] float64 = {rtol = 1e-9,
+    # atol = 1e-12}): drill validate fails a test that compares those values more loosely.
+    tolerance: dict[Literal["float16", "bfloat16", "float32", "float64"], StatedTolerance] = {}
 
 
 @dataclass(frozen=True)

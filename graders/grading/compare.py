@@ -41,6 +41,15 @@ class Tolerance:
     atol: float = 1e-8
     exact_dtype: bool = False
     reveal: Reveal = "summary"
+    # (dtype name, rtol, atol): the tolerance of values of that dtype, where it differs
+    by_dtype: tuple[tuple[str, float, float], ...] = ()
+
+    def of(self, dtype: str) -> tuple[float, float]:
+        """(rtol, atol) for values of ``dtype`` (a Python float is a float64)."""
+        for name, rtol, atol in self.by_dtype:
+            if name == dtype:
+                return rtol, atol
+        return self.rtol, self.atol
 
 
 def compare(expected: Any, got: Any, tol: Tolerance, path: str = "") -> str | None:
@@ -207,7 +216,7 @@ class _Comparer:
         # The usual case, a submission that matches bit for bit, without the float copies.
         if exp.dtype == got.dtype and np.array_equal(exp, got):
             return None
-        bad = ~self._close(exp, got)
+        bad = ~self._close(exp, got, exp_dtype)
         if not bad.any():
             return None
         count = int(bad.sum())
@@ -226,14 +235,15 @@ class _Comparer:
             return f"{head}; first at {index}: got {_fmt(got[where], exp[where])}"
         return f"{path}: values differ"
 
-    def _close(self, exp: np.ndarray, got: np.ndarray) -> np.ndarray:
+    def _close(self, exp: np.ndarray, got: np.ndarray, dtype: str) -> np.ndarray:
         if _kind(exp.dtype) in "fc":
+            rtol, atol = self.tol.of(dtype)  # the expected value's dtype sets the tolerance
             with np.errstate(all="ignore"):
                 return np.isclose(
                     got.astype(np.complex128 if _kind(exp.dtype) == "c" else np.float64),
                     exp.astype(np.complex128 if _kind(exp.dtype) == "c" else np.float64),
-                    rtol=self.tol.rtol,
-                    atol=self.tol.atol,
+                    rtol=rtol,
+                    atol=atol,
                     equal_nan=True,
                 )
         return np.asarray(exp == got)
@@ -245,10 +255,10 @@ class _Comparer:
         if isinstance(e, bool) or isinstance(g, bool):
             same = e == g and isinstance(e, bool) == isinstance(g, bool)
         elif isinstance(e, float) or isinstance(g, float):
+            dtype = exp.dtype.name if isinstance(exp, np.floating) else "float64"
+            rtol, atol = self.tol.of(dtype)
             with np.errstate(all="ignore"):
-                same = bool(
-                    np.isclose(g, e, rtol=self.tol.rtol, atol=self.tol.atol, equal_nan=True)
-                )
+                same = bool(np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True))
         else:
             same = e == g
         return None if same else self._differs(path, "value differs", repr(e), repr(g))

@@ -30,6 +30,7 @@ from graders.grading.compare import case_label, raised
 MAX_SHOWN = 5  # differing observations listed in one message
 _MAX_ARGS = 20
 _MAX_ARG_TEXT = 200
+_MAX_CODE = 600  # characters of one argument's code (graders.sandbox.testing.MAX_CODE)
 
 
 class Call:
@@ -41,9 +42,28 @@ class Call:
         args: list[tuple[str, bool]],
         kwargs: dict[str, tuple[str, bool]],
         case: str | None = None,
+        code: tuple[list[str | None], dict[str, str | None]] = ([], {}),
     ) -> None:
         self.name, self.args, self.kwargs = name, args, kwargs
         self.case = case  # the label of the case of a table it was made in
+        self.code = code  # each argument as code a learner can paste, or None
+
+    def setup(self, parameters: Mapping[str, Sequence[str]]) -> list[str]:
+        """The arguments named in ``render`` (those not shown as they are) as lines of
+        code a learner can paste to call their function on this case:
+        ``    x = np.array([1.0, 2.0], dtype=np.float64)``."""
+        names = parameters.get(self.name, ())
+        lines = []
+        args, kwargs = self.code
+        for i, (_text, short) in enumerate(self.args):
+            code = args[i] if i < len(args) else None
+            if not short and code is not None:
+                lines.append(f"    {names[i] if i < len(names) else f'arg{i + 1}'} = {code}")
+        for k, (_text, short) in self.kwargs.items():
+            code = kwargs.get(k)
+            if not short and code is not None:
+                lines.append(f"    {k} = {code}")
+        return lines
 
     def render(self, parameters: Mapping[str, Sequence[str]]) -> str:
         """``checkpoint_recompute(layers, saved_activations, [4, 1], layer_idx=3)``:
@@ -84,10 +104,11 @@ def read_calls(header: Mapping[str, Any]) -> tuple[dict[int, Call], dict[str, in
 
 
 def _call(item: Any) -> Call | None:
-    if not (isinstance(item, list) and len(item) in (4, 5) and type(item[0]) is int):
+    if not (isinstance(item, list) and len(item) in (4, 5, 6) and type(item[0]) is int):
         return None
     _, name, args, kwargs, *rest = item
     case = rest[0] if rest else None
+    code = _code(rest[1]) if len(rest) > 1 else ([], {})
     if case is not None and not _arg([case, True]):
         return None
     if not (isinstance(name, str) and name.isidentifier() and len(name) <= 100):
@@ -99,7 +120,33 @@ def _call(item: Any) -> Call | None:
     if not all(isinstance(k, str) and k.isidentifier() and _arg(v) for k, v in kwargs.items()):
         return None
     return Call(
-        name, [(a[0], a[1]) for a in args], {k: (v[0], v[1]) for k, v in kwargs.items()}, case
+        name,
+        [(a[0], a[1]) for a in args],
+        {k: (v[0], v[1]) for k, v in kwargs.items()},
+        case,
+        code,
+    )
+
+
+def _code(value: Any) -> tuple[list[str | None], dict[str, str | None]]:
+    """A call's arguments as code, as the sandbox wrote them; nothing when malformed
+    (it only costs the learner the lines to paste)."""
+    if not isinstance(value, dict):
+        return [], {}
+    args, kwargs = value.get("args"), value.get("kwargs", {})
+    if not (isinstance(args, list) and isinstance(kwargs, dict) and len(args) <= _MAX_ARGS):
+        return [], {}
+    if not all(_code_line(c) for c in [*args, *kwargs.values()]) or len(kwargs) > _MAX_ARGS:
+        return [], {}
+    return list(args), {k: v for k, v in kwargs.items() if isinstance(k, str) and k.isidentifier()}
+
+
+def _code_line(value: Any) -> bool:
+    return value is None or (
+        isinstance(value, str)
+        and len(value) <= _MAX_CODE
+        and "\n" not in value
+        and "\r" not in value
     )
 
 
@@ -129,8 +176,10 @@ def message(
     # A group: ("case", its key) or ("call", the index of the call, or None).
     groups: dict[tuple[str, Any], list[str]] = {}
     where: dict[tuple[str, Any], int | None] = {}
-    # With a single call, what no call claims (a backward pass after it) is that call's.
-    only = next(iter(calls)) if len(calls) == 1 else None
+    # When the test made a single call, what no call claims (a backward pass after it) is
+    # that call's. (The last call of a test is always among those described: only call 0
+    # described means call 0 was the only one.)
+    only = 0 if list(calls) == [0] else None
     for key, problem in problems:
         case = case_label(key)
         index = origins.get(key, only) if key is not None else only
@@ -149,11 +198,14 @@ def message(
     )
     first = order[0]
     index = where[first]
-    call = calls[index].render(parameters) if index is not None and index in calls else None
+    shown = calls.get(index) if index is not None else None
+    call = shown.render(parameters) if shown is not None else None
     if first[0] == "case":
         lines = [f"In {first[1]}, {call}:" if call else f"In {first[1]}:"]
     else:
         lines = [f"In {call}:"] if call else []
+    if shown is not None:  # the inputs, as code to paste: the learner can run the case
+        lines += shown.setup(parameters)
     lines += groups[first][:MAX_SHOWN]
     hidden = len(problems) - min(len(groups[first]), MAX_SHOWN)
     if hidden > 0:
@@ -170,6 +222,13 @@ def message(
 
 def _count(n: int, noun: str) -> str:
     return "" if n == 0 else f"{n} {noun}{'s' if n > 1 else ''}"
+
+
+def setup(
+    calls: dict[int, Call], failed: int | None, parameters: Mapping[str, Sequence[str]]
+) -> list[str]:
+    """The inputs of the call that was running when the test stopped, as code lines."""
+    return [] if failed is None else calls[failed].setup(parameters)
 
 
 def failed_call(

@@ -46,11 +46,13 @@ if TYPE_CHECKING:
     from graders.grading.catalog import Exercise
     from graders.grading.isolation import JobLimits
 
-FILENAME = "solution.py"
+FILENAME = "your_code.py"  # the learner's file, as tracebacks name it (not the reference)
 TESTS_FILENAME = "<tests>"
 
 # A result stream holds one frame per test plus "loaded", "code_loaded", "done" and at
-# most one error frame; MAX_TESTS applies when a job runs every test of a track.
+# most one error frame; MAX_TESTS applies when a job runs every test of a track. A time
+# limit's "stopped" frame fits in too: it comes after "done" only when every test ran,
+# and otherwise at least one test frame is missing.
 FRAMES_BESIDES_TESTS = 4
 MAX_TESTS = 1000
 # JSON values in all the headers of one result together (wire.count_values); bounds what

@@ -48,6 +48,9 @@ __all__ = [
 
 CONTROL_MAX_BODY = 0  # control messages never carry a body
 KILL_GRACE = 3.0  # seconds a worker gets to report a killed child
+# Seconds a child gets, at the wall-clock limit, to report where it is before it is
+# killed: the longest a learner who blocks or ignores the request delays the kill.
+REPORT_GRACE = 0.2
 WATCH_INTERVAL = 0.5  # how often idle workers are checked for death
 
 
@@ -286,19 +289,27 @@ class _Exchange:
         self.complete = False
         self.eof = False
         self.exit_frame: wire.Frame | None = None
+        self.deadline = started + limits.wall_seconds
+        self.reporting = False  # asked the child where it is; its kill is still to come
 
     def run(self) -> JobOutcome:
         worker, outcome = self.worker, self.outcome
         assert worker.ctrl is not None
         os.set_blocking(self.job_w, False)
-        deadline = self.started + self.limits.wall_seconds
         while not self.complete and not (self.eof and self.exit_frame is not None):
             now = time.monotonic()
+            deadline = self.deadline
             if now >= deadline:
                 if outcome.killed_for is None:
+                    # The wall-clock limit: the child is asked where it is (a stopped
+                    # frame), and killed when that arrives or REPORT_GRACE is over.
                     outcome.killed_for = "wall"
-                    worker._send({"type": FrameType.KILL, "pid": self.child})
-                    deadline = now + KILL_GRACE
+                    worker._send({"type": FrameType.REPORT, "pid": self.child})
+                    self.reporting = True
+                    self.deadline = now + REPORT_GRACE
+                    continue
+                if self.reporting:
+                    self._kill_reporting()
                     continue
                 # No exit report after a kill: the worker is gone or wedged.
                 outcome.worker_lost = True
@@ -348,6 +359,12 @@ class _Exchange:
             outcome.malformed = f"the result ended inside a frame ({len(self.received)} bytes left)"
         return outcome
 
+    def _kill_reporting(self) -> None:
+        """Kill the child asked for its report at the wall-clock limit; wait for its exit."""
+        self.reporting = False
+        self.worker._send({"type": FrameType.KILL, "pid": self.child})
+        self.deadline = time.monotonic() + KILL_GRACE
+
     def _write(self) -> None:
         try:
             sent = os.write(self.job_w, self.pending[:65536])
@@ -378,6 +395,8 @@ class _Exchange:
                 self.outcome.frames.append(frame)
                 kind = frame.header.get("type")
                 self.tests_seen += kind == FrameType.TEST
+                if kind == FrameType.STOPPED and self.reporting:
+                    self._kill_reporting()  # it reported: no need to wait out the grace
                 if kind == FrameType.DONE and self.expected is not None:
                     self.complete = self.tests_seen == self.expected
         except wire.WireError as exc:

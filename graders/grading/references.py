@@ -15,7 +15,7 @@ from collections import OrderedDict
 from contextlib import AbstractContextManager, nullcontext
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -34,6 +34,9 @@ log = logging.getLogger("drill.references")
 TEST_ID_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$"
 
 
+NonNegative = Annotated[float, Field(ge=0)]
+
+
 class TestOptions(BaseModel):
     """A test's options as the tests module registered them (see graders.sandbox.testing)."""
 
@@ -49,10 +52,19 @@ class TestOptions(BaseModel):
     exact_dtype: bool
     reveal: Literal["full", "summary", "none"]
     per_learner: bool = False
+    # (rtol, atol) by dtype name where the test sets them (testing.TestSpec.tolerances)
+    tolerances: dict[str, tuple[NonNegative, NonNegative]] = Field(
+        default_factory=dict, max_length=8
+    )
 
     @property
     def tolerance(self) -> Tolerance:
-        return Tolerance(self.rtol, self.atol, self.exact_dtype, self.reveal)
+        by_dtype = tuple((name, rtol, atol) for name, (rtol, atol) in self.tolerances.items())
+        return Tolerance(self.rtol, self.atol, self.exact_dtype, self.reveal, by_dtype)
+
+    def tolerance_of(self, dtype: str) -> tuple[float, float]:
+        """(rtol, atol) this test compares values of ``dtype`` with."""
+        return self.tolerance.of(dtype)
 
 
 Encoded = dict[str, tuple[Any, bytes]]  # test id -> (value node, body) as on the wire
@@ -299,6 +311,7 @@ def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Enco
     tests: list[TestOptions] | None = None
     results: Encoded = {}
     done = False
+    stopped = ""  # where a time limit stopped the run, as its stopped frame says
     for frame in outcome.frames:
         h = frame.header
         kind = h.get("type")
@@ -322,6 +335,11 @@ def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Enco
             done = True
         elif kind == FrameType.CODE_LOADED:
             pass
+        elif kind == FrameType.STOPPED:
+            line = h.get("line")
+            stopped = f"; a time limit stopped it in test {h.get('test')!r}" + (
+                f", at line {line} of the solution" if type(line) is int else ""
+            )
         else:
             error = h.get("error") or {}
             message = (
@@ -331,7 +349,9 @@ def _parse_run(outcome: JobOutcome, where: str) -> tuple[list[TestOptions], Enco
             )
             raise ReferenceFailure(f"{where}: {kind}: {message}")
     if tests is None or not done:
-        raise ReferenceFailure(f"{where}: the reference run ended early (exit {outcome.exit_code})")
+        raise ReferenceFailure(
+            f"{where}: the reference run ended early (exit {outcome.exit_code}{stopped})"
+        )
     if not tests:
         raise ReferenceFailure(f"{where}: tests.py registers no tests")
     tests_file = where.removesuffix("solution.py") + "tests.py"

@@ -208,6 +208,30 @@ class GradeResult(BaseModel):
     passed: int = 0
     total: int = 0
     duration_ms: float = 0.0
+    # What the learner's module printed while it loaded (its top-level code), apart from
+    # the tests' output; the same bounds and marker as a test's ``output``. Results stored
+    # before these fields read with none.
+    load_output: str = Field(
+        "",
+        description="The learner's stdout and stderr while their module loaded (its "
+        f"top-level code), before any test ran; at most {OUTPUT_LIMIT} characters of it are "
+        f"kept, and a cut one ends with {TRUNCATION_MARKER.strip()!r}",
+    )
+    load_output_truncated: bool = Field(
+        False, description="Whether the module wrote more while loading than ``load_output`` keeps"
+    )
+    load_output_bytes: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_OUTPUT_BYTES,
+        description="How many bytes the module wrote to stdout and stderr while loading "
+        "(UTF-8), when the grader counted them; null when it could not",
+    )
+    load_output_bytes_at_least: bool = Field(
+        False,
+        description="True when counting stopped at the sandbox's cap on raw writes: the "
+        "module wrote at least ``load_output_bytes`` bytes while loading",
+    )
     tests: list[TestResult] = Field(default_factory=list)
     blame: Blame | None = Field(
         None,
@@ -240,8 +264,23 @@ class GradeResult(BaseModel):
         return clip_message(value)
 
     @model_validator(mode="after")
+    def _load_output_bounded(self) -> GradeResult:
+        if len(self.load_output) > OUTPUT_LIMIT:
+            self.load_output = truncate_output(self.load_output)
+            self.load_output_truncated = True
+        if self.load_output_bytes is None:
+            self.load_output_bytes_at_least = False
+        return self
+
+    @model_validator(mode="after")
     def _output_budget(self) -> GradeResult:
+        """The load's output and then each test's share one submission's budget."""
         left = SUBMISSION_OUTPUT_BYTES
+        size = stored_size(self.load_output)
+        if size > left:
+            self.load_output = fit_output(self.load_output, left)
+            self.load_output_truncated = True
+        left = max(0, left - stored_size(self.load_output))
         for test in self.tests:
             size = stored_size(test.output)
             if size > left:

@@ -102,12 +102,13 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
 
     results: dict[str, TestResult] = {}
     code_loaded = False
+    load_output: dict[str, Any] = {}  # what the module printed while loading
     out_of_memory = False
     for frame in outcome.frames:
         kind = frame.header.get("type")
         if kind == FrameType.LOAD_ERROR:
             message, blame = _load_error_message(frame.header, ctx)
-            return ctx.error(message, duration, blame)
+            return _with_load_output(ctx.error(message, duration, blame), frame.header)
         if kind == FrameType.TAMPERED:
             return ctx.error(
                 "your code changed the grader's own code or a library function the tests "
@@ -124,8 +125,9 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
             # (threads' stacks, say): the learner hit the memory limit, the grader did not fail.
             out_of_memory = True
             break
-        if kind == FrameType.CODE_LOADED:
+        if kind == FrameType.CODE_LOADED and not code_loaded:
             code_loaded = True
+            load_output = _load_output(frame.header)
         if kind == FrameType.TEST:
             test_id = frame.header.get("id")
             if test_id not in ctx.ids or test_id in results:
@@ -137,13 +139,16 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
             results[test_id] = _test_result(ctx, frame, outcome.pids_limited)
 
     stop, stop_blame = None, Blame.LEARNER
+    timed = False  # a time limit stopped the run: the sandbox may have said where
     if len(results) < len(ctx.ids):
         if out_of_memory:
             stop = _memory_message(ctx.limits)
         else:
             stop, stop_blame = _stop_reason(ctx, outcome)
+            timed = _time_limit(ctx.limits, outcome) is not None
     if stop is not None and not code_loaded:
-        return ctx.error(f"{stop} while loading your code", duration, stop_blame)
+        where = _where_stopped(ctx, outcome, None)[0] if timed else ""
+        return ctx.error(f"{stop} while loading your code{where}", duration, stop_blame)
     tests: list[TestResult] = []
     stopped_at: str | None = None
     for test_id in ctx.ids:
@@ -155,13 +160,17 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
         if stopped_at is None and stop is not None:
             # The first unfinished test was running when the job ended: it carries the
             # reason. The ones after it never started.
+            message, ran = stop, 0.0
+            if timed:
+                message, ran = _timed_out(ctx, outcome, stop, test_id, results)
             tests.append(
                 TestResult(
                     name=name,
                     id=test_id,
                     status=Status.ERROR,
-                    message=stop,
+                    message=message,
                     hint=hint,
+                    duration_ms=ran,
                     blame=stop_blame,
                 )
             )
@@ -193,6 +202,7 @@ def build(ctx: Context, outcome: JobOutcome) -> GradeResult:
         total=len(ctx.ids),
         duration_ms=duration,
         tests=tests,
+        **load_output,
     )
 
 
@@ -277,7 +287,8 @@ def _test_result(ctx: Context, frame: wire.Frame, pids_limited: bool = False) ->
             pids_limited,
         )
         if call is not None and blame is not Blame.TEST:
-            message = f"In {call}:\n{message}"
+            lines = [f"In {call}:", *feedback.setup(calls, failed, ctx.parameters), message]
+            message = "\n".join(lines)
         if traceback:
             output = f"{output}\n{traceback}" if output else traceback
         return TestResult(
@@ -385,11 +396,76 @@ def _load_error_message(h: dict[str, Any], ctx: Context) -> tuple[str, Blame]:
     return message, Blame.LEARNER
 
 
+def _time_limit(limits: JobLimits, outcome: JobOutcome) -> str | None:
+    """The time limit that ended the run, as its message begins (the limit and the figure
+    the exercise sets, which its statement states), or None when none did. Read from how
+    the run ended (the server's kill, the exit status, the CPU time the worker measured),
+    never from what the sandbox sent."""
+    if outcome.killed_for == "wall":
+        return f"wall-clock time limit of {limits.wall_seconds:g} s exceeded"
+    code = outcome.exit_code
+    if (
+        outcome.killed_for is None
+        and not outcome.worker_lost
+        and code is not None
+        and -code in (signal.SIGXCPU, signal.SIGKILL)
+        and outcome.cpu_seconds >= limits.cpu_seconds - 0.5
+    ):
+        return f"CPU time limit of {limits.cpu_seconds:g} s exceeded"
+    return None
+
+
+def _where_stopped(
+    ctx: Context, outcome: JobOutcome, running: str | None
+) -> tuple[str, float | None]:
+    """Where the job was when a time limit stopped it, as the sandbox reported it (its
+    first stopped frame), as the end of a message: ", during f(x), at line 12: `code`";
+    and how long the running test had run, in ms. ``("", None)`` unless that report is
+    about ``running``, the test the server knows was running (None: the code was loading).
+
+    The report is display text, like the call notes of a test frame: learner code can
+    forge or suppress it, which changes no more than the details of its own message."""
+    stopped = next(
+        (f.header for f in outcome.frames if f.header.get("type") == FrameType.STOPPED), None
+    )
+    if stopped is None or "test" not in stopped or stopped["test"] != running:
+        return "", None
+    parts = []
+    calls, _, failed = feedback.read_calls(stopped)
+    if failed is not None:
+        call = calls[failed]
+        during = f"during {call.render(ctx.parameters)}"
+        parts.append(during if call.case is None else f"in case {call.case!r}, {during}")
+    line = _number(stopped.get("line"), 1, 10**7)
+    if isinstance(line, int):
+        code = " ".join(_text(stopped.get("code"))[:200].split())
+        parts.append(f"at line {line}: `{code}`" if code else f"at line {line}")
+    ran = _number(stopped.get("duration_ms"), 0.0, ctx.limits.wall_seconds * 1000 + 1000)
+    return "".join(f", {part}" for part in parts), None if ran is None else float(ran)
+
+
+def _timed_out(
+    ctx: Context,
+    outcome: JobOutcome,
+    stop: str,
+    test_id: str,
+    finished: Mapping[str, TestResult],
+) -> tuple[str, float]:
+    """The message of the test a time limit stopped, and how long it ran (ms): as the
+    sandbox measured it, or else at most what the run took beyond the finished tests."""
+    name = ctx.reference.options(test_id).name
+    where, ran = _where_stopped(ctx, outcome, test_id)
+    if ran is None:
+        ran = max(0.0, outcome.elapsed * 1000 - sum(t.duration_ms for t in finished.values()))
+    return f"{stop} in test {name!r}{where}", round(ran, 1)
+
+
 def _stop_reason(ctx: Context, outcome: JobOutcome) -> tuple[str, Blame]:
     """Why the run ended before every test reported, and who that is due to."""
     limits = ctx.limits
-    if outcome.killed_for == "wall":
-        return f"timed out after {limits.wall_seconds:g} s", Blame.LEARNER
+    timed = _time_limit(limits, outcome)
+    if timed is not None:
+        return timed, Blame.LEARNER
     if outcome.killed_for == "result_size":
         return (
             f"your result is larger than the limit of {limits.result_bytes // 2**20} MiB",
@@ -406,11 +482,6 @@ def _stop_reason(ctx: Context, outcome: JobOutcome) -> tuple[str, Blame]:
     code = outcome.exit_code
     if code is not None and code < 0:
         sig = -code
-        if (
-            sig in (signal.SIGXCPU, signal.SIGKILL)
-            and outcome.cpu_seconds >= limits.cpu_seconds - 0.5
-        ):
-            return f"CPU time limit of {limits.cpu_seconds:g} s exceeded", Blame.LEARNER
         if outcome.maxrss_kb * 1024 >= 0.9 * limits.memory_bytes:
             return _memory_message(limits), Blame.LEARNER
         try:
@@ -428,6 +499,22 @@ def _stop_reason(ctx: Context, outcome: JobOutcome) -> tuple[str, Blame]:
 
 def _memory_message(limits: JobLimits) -> str:
     return f"memory limit of {limits.memory_mb} MiB exceeded"
+
+
+def _load_output(h: Mapping[str, Any]) -> dict[str, Any]:
+    """A result's fields of what the learner's module printed while it loaded (the
+    output fields of a code_loaded or load_error frame), cut as a test's output is."""
+    printed = h["output"] if isinstance(h.get("output"), str) else ""
+    cut = h.get("output_truncated") is True
+    output = truncate_output(printed, OUTPUT_LIMIT - len(TRUNCATION_MARKER), already_truncated=cut)
+    sizes = _output_size(h, printed, cut or output != printed)
+    return {"load_output": output, **{f"load_{key}": value for key, value in sizes.items()}}
+
+
+def _with_load_output(result: GradeResult, h: Mapping[str, Any]) -> GradeResult:
+    """``result`` with the output of the frame ``h`` as what the module printed while
+    loading (validated again: the submission's output budget applies to it)."""
+    return GradeResult.model_validate({**result.model_dump(), **_load_output(h)})
 
 
 def _output_size(h: Mapping[str, Any], printed: str, truncated: bool) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from graders.sandbox.records import (
     start_recording,
     stop_recording,
 )
+from graders.sandbox.testing import _code_given, shown_as
 
 if TYPE_CHECKING:
     from graders.sandbox.testing import Scenario
@@ -61,7 +62,9 @@ def counting_layers(fns: Sequence[Callable[[Any], Any]]) -> list[Callable[[Any],
     --------
     >>> layers = counting_layers([lambda a: a * 2, lambda a: a + 1])
     """
-    return [_counting_layer(fn, i) for i, fn in enumerate(fns)]
+    layers = [_counting_layer(fn, i) for i, fn in enumerate(fns)]
+    code = _code_given(fns)
+    return shown_as(layers, code) if code is not None else layers
 
 
 def counting_modules(modules: Any) -> Any:

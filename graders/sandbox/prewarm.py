@@ -118,7 +118,7 @@ def prepare(limits: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
     header = {
         "type": FrameType.JOB,
         "code": SOLUTION,
-        "filename": "solution.py",
+        "filename": "your_code.py",
         "entry_points": ["forward", "stack", "fails"],
         "tests": None,
         "variant": None,
@@ -147,7 +147,7 @@ def restored_process() -> Iterator[None]:
         sys.stdout, sys.stderr = saved_streams
         for name in runner.OWN_MODULES:
             sys.modules.pop(name, None)
-        linecache.cache.pop("solution.py", None)
+        linecache.cache.pop("your_code.py", None)
 
 
 def run_until_job_arrives(job_fd: int, job: tuple[dict[str, Any], bytes]) -> int:

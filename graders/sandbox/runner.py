@@ -12,13 +12,14 @@ import linecache
 import marshal
 import os
 import random
+import signal
 import sys
 import time
 import traceback
 import types
 import zlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -46,6 +47,23 @@ HARNESS_FOLDER = os.path.dirname(
 # The numpy, torch and builtins part of the integrity snapshot, built once per worker.
 LIBRARIES: integrity.Snapshot | None = None
 HARNESS: integrity.Snapshot | None = None  # the harness's functions (harness_functions)
+# The time limits' signals: the kernel sends SIGXCPU at the soft CPU limit (SIGKILL at the
+# hard one, a second later); the warm worker sends REPORT_SIGNAL at the server's request
+# when the wall-clock limit is reached (and the server kills the child soon after).
+REPORT_SIGNAL = signal.SIGUSR1
+TIME_SIGNALS = (signal.SIGXCPU, REPORT_SIGNAL)
+# Frames walked out from where a time limit stopped the job to find the learner's line.
+MAX_STOPPED_FRAMES = 1000
+# Bound here, before any learner code runs: what the handler of a time limit calls
+# cannot be swapped through the os, signal or time modules.
+_kill, _getpid, _exit = os.kill, os.getpid, os._exit
+_set_handler, _sigmask, _clock = signal.signal, signal.pthread_sigmask, time.perf_counter
+_SIGXCPU, _SIGKILL, _SIG_DFL, _SIG_UNBLOCK = (
+    signal.SIGXCPU,
+    signal.SIGKILL,
+    signal.SIG_DFL,
+    signal.SIG_UNBLOCK,
+)
 
 
 def snapshot_modules() -> None:
@@ -124,17 +142,13 @@ class Captured:
             "output_bytes_at_least": self.at_least,
         }
 
-    def after(self, prefix: Captured, limit: int) -> Captured:
-        """This capture with ``prefix`` (the code's output while loading) before it."""
-        text, truncated = prefix.text + self.text, prefix.truncated or self.truncated
-        if len(text) > limit:
-            text, truncated = text[:limit], True
-        return Captured(
-            text, truncated, prefix.written + self.written, prefix.at_least or self.at_least
-        )
-
-
-NOTHING = Captured("", False, 0, False)
+    def within(self, limit: int) -> Captured:
+        """This capture cut to ``limit`` characters: the first test keeps what the code's
+        output while loading (sent apart, in the code_loaded frame) left of the capture
+        limit, so that the two together keep no more than one test did before."""
+        if len(self.text) <= limit:
+            return self
+        return Captured(self.text[: max(0, limit)], True, self.written, self.at_least)
 
 
 class Capture:
@@ -200,10 +214,31 @@ def call_notes(scenario: testing.Scenario, observations: Any) -> dict[str, Any]:
                 call_of[key] = index
     used = set(call_of.values()) | ({len(log) - 1} if log else set())
     return {
-        "calls": [[i, *log[i]] for i in sorted(used)],
+        "calls": _with_code(scenario, [[i, *log[i]] for i in sorted(used)]),
         "call_of": call_of,
         "failed_call": len(log) - 1 if log else None,
     }
+
+
+# Characters of argument code one test frame carries at most (display text only).
+MAX_CODE_TEXT = 32 * 1024
+
+
+def _with_code(scenario: testing.Scenario, calls: list[list[Any]]) -> list[list[Any]]:
+    """Each call described, with its arguments as code a learner can paste (by position
+    and by name, each a line of Python or None), while the frame's budget lasts."""
+    left = MAX_CODE_TEXT
+    for call in calls:
+        code: dict[str, Any] = {"args": [], "kwargs": {}}
+        if left > 0:
+            try:
+                args, kwargs = scenario.arguments_code(call[0])
+                code = {"args": args, "kwargs": kwargs}
+                left -= sum(len(c or "") for c in [*args, *kwargs.values()])
+            except Exception:  # display only: what cannot be written out is left out
+                code = {"args": [], "kwargs": {}}
+        call.append(code)
+    return calls
 
 
 def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
@@ -236,6 +271,38 @@ def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
         "traceback": "".join(lines)[-8000:] if frames or isinstance(exc, SyntaxError) else "",
         "in_learner_code": bool(frames) or isinstance(exc, SyntaxError),
     }
+
+
+def learner_line(frame: types.FrameType | None, filename: str, code: str) -> dict[str, Any]:
+    """Where the innermost frame of the learner's file is, as ``{"line": 12, "code": "for
+    plan in ..."}`` (the line's text as the learner wrote it, like a traceback shows it);
+    empty when no frame of that file is running."""
+    for _ in range(MAX_STOPPED_FRAMES):
+        if frame is None:
+            return {}
+        name = frame.f_code.co_filename
+        if type(name) is str and name == filename:
+            line = frame.f_lineno
+            if type(line) is not int:
+                return {}
+            lines = code.splitlines()  # as linecache splits it (load_module)
+            text = lines[line - 1].strip()[:200] if 0 < line <= len(lines) else ""
+            return {"line": line, "code": text}
+        frame = frame.f_back
+    return {}
+
+
+def _end(signum: int) -> NoReturn:
+    """End this process now: by SIGXCPU's default action after the CPU limit's signal, so
+    that its exit status says so as it would without a handler; else by SIGKILL."""
+    try:
+        if signum == _SIGXCPU:
+            _set_handler(_SIGXCPU, _SIG_DFL)
+            _sigmask(_SIG_UNBLOCK, (_SIGXCPU,))
+            _kill(_getpid(), _SIGXCPU)
+    finally:
+        _kill(_getpid(), _SIGKILL)
+    _exit(70)  # not reached: SIGKILL cannot be caught
 
 
 def load_module(
@@ -330,13 +397,66 @@ class Job:
         self.max_result = limits["result_bytes"]
         self.max_text = limits.get("text_bytes", 4 << 20)
         self.snapshot = integrity.Snapshot()
+        # The test running now: its id, its scenario and when it started (where_stopped).
+        self.running: tuple[str, testing.Scenario, float] | None = None
+        self.sending = False  # a frame is being written: a time limit waits for its end
+        self.stop_signal = 0  # the time limit's signal that came while one was
+        self.stopping = False
 
     def send(self, header: dict[str, Any], body: bytes = b"") -> None:
         data = pack(header, body)
         view = memoryview(data)
-        while view:
-            n = os.write(self.out_fd, view)
-            view = view[n:]
+        self.sending = True
+        try:
+            while view:
+                n = os.write(self.out_fd, view)
+                view = view[n:]
+        finally:
+            self.sending = False
+        if self.stop_signal and not self.stopping:
+            self.on_time_limit(self.stop_signal, None)
+
+    def arm_time_limits(self) -> dict[int, Any]:
+        """Have each time limit's signal report where the job is before the child ends
+        (on_time_limit); return the handlers the signals had, to put back."""
+        try:
+            return {sig: _set_handler(sig, self.on_time_limit) for sig in TIME_SIGNALS}
+        except ValueError:  # not the main thread: the harness run in-process by a tool
+            return {}
+
+    def on_time_limit(self, signum: int, frame: types.FrameType | None) -> None:
+        """A time limit is reached: send a stopped frame (where_stopped), then end the
+        process (_end). A frame being written is finished first (send calls back).
+
+        Learner code can replace this handler, or block or ignore its signals: that costs
+        it only the details of its own message. Neither the kernel's hard CPU limit (a
+        SIGKILL a second after SIGXCPU) nor the server's kill, a moment after it asked
+        for the report at the wall-clock limit, waits for it."""
+        if self.stopping:
+            return
+        if self.sending:
+            self.stop_signal = signum
+            return
+        self.stopping = True
+        try:
+            self.send(self.where_stopped(frame))
+        finally:
+            _end(signum)
+
+    def where_stopped(self, frame: types.FrameType | None) -> dict[str, Any]:
+        """The stopped frame: the test running (None while the code loads) and for how
+        long, the call of learner code in progress, and the learner's line. Display text
+        only: the server checks it against what it knows and bounds every field."""
+        header: dict[str, Any] = {"type": FrameType.STOPPED, "test": None}
+        if self.running is not None:
+            test_id, scenario, started = self.running
+            header["test"] = test_id
+            header["duration_ms"] = round((_clock() - started) * 1000, 3)
+            # A call is in progress from its start until it returns (``returned`` is set).
+            if scenario.call_log and scenario.returned is None:
+                header.update(call_notes(scenario, None))
+        header.update(learner_line(frame, self.filename, self.h["code"]))
+        return header
 
     def run(self) -> None:
         testing.REGISTRY.clear()
@@ -350,11 +470,17 @@ class Job:
         self.snapshot = job_snapshot(tests)
         specs = {spec.id: spec for spec in testing.REGISTRY}
         self.send({"type": FrameType.LOADED, "tests": [s.options() for s in testing.REGISTRY]})
-        with integrity.hidden_modules("graders", HARNESS_FOLDER):
-            finished = self.run_code(specs)
-        if finished:
-            # Which modules the job had to import: proof that nothing heavy loads per job.
-            self.send({"type": FrameType.DONE, "imported": newly_imported()})
+        previous = self.arm_time_limits()
+        try:
+            with integrity.hidden_modules("graders", HARNESS_FOLDER):
+                finished = self.run_code(specs)
+            if finished:
+                # Which modules the job had to import: proof that nothing heavy loads per job.
+                self.send({"type": FrameType.DONE, "imported": newly_imported()})
+        finally:
+            # As they were (a spare child runs the prewarm job before the real one).
+            for sig, handler in previous.items():
+                _set_handler(sig, _SIG_DFL if handler is None else handler)
 
     def check_integrity(self) -> None:
         """Raise Tampered when learner code changed what the tests rely on."""
@@ -383,8 +509,11 @@ class Job:
                 }
             )
             return False
+        # What the module printed while loading goes apart, with the frame that says it
+        # loaded; the first test keeps what it left of the capture limit.
         load_output = self.capture.stop()
-        self.send({"type": FrameType.CODE_LOADED})
+        self.send({"type": FrameType.CODE_LOADED, **load_output.header()})
+        room = self.capture.limit - len(load_output.text)
 
         ids = self.h["tests"] if self.h["tests"] is not None else list(specs)
         for test_id in ids:
@@ -393,13 +522,14 @@ class Job:
                 message = f"no test with id {test_id!r}"
                 self.send({"type": FrameType.HARNESS_ERROR, "message": message})
                 return False
-            if not self.run_test(spec, module, load_output):
+            if not self.run_test(spec, module, room):
                 return False
-            load_output = NOTHING
+            room = self.capture.limit
         return True
 
-    def run_test(self, spec: testing.TestSpec, module: types.ModuleType, prefix: Captured) -> bool:
-        """Run one test and send its frame; False when learner code tampered with it."""
+    def run_test(self, spec: testing.TestSpec, module: types.ModuleType, room: int) -> bool:
+        """Run one test and send its frame, with at most ``room`` characters of its output;
+        False when learner code tampered with it."""
         seed = test_seed(spec, self.h.get("variant"))
         scenario = testing.Scenario(
             module.__dict__, self.h["entry_points"], seed, after_call=self.check_integrity
@@ -407,6 +537,7 @@ class Job:
         seed_everything(seed)
         self.capture.start()
         started = time.perf_counter()
+        self.running = (spec.id, scenario, started)
         frame: dict[str, Any] = {"type": FrameType.TEST, "id": spec.id}
         body = b""
         try:
@@ -444,7 +575,7 @@ class Job:
             frame["returned"] = scenario.returned
             frame.update(call_notes(scenario, None))
         frame["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
-        # The load's output and the test's, together.
-        frame.update(self.capture.stop().after(prefix, self.capture.limit).header())
+        frame.update(self.capture.stop().within(room).header())
         self.send(frame, body)
+        self.running = None
         return True

@@ -106,6 +106,11 @@ class TestSpec:
         hidden test on inputs that are the same on every Submit should say ``"summary"``:
         values read off its failures and replayed by call order would pass it without
         solving anything (``drill validate`` warns; every shipped hidden test does so).
+    tolerances:
+        ``(rtol, atol)`` by dtype name, for values of that dtype (``{"float64": (1e-9,
+        1e-12), "float32": (1e-4, 1e-5)}``), as an exercise states them; values of the
+        other dtypes are compared with ``rtol`` and ``atol``. ``drill validate`` fails a
+        test looser than the tolerance its ``exercise.toml`` states.
     per_learner:
         Draw this test's random inputs from a seed of its own for each learner (from the
         learner and the exercise version) instead of one seed for everyone. The reference
@@ -122,6 +127,7 @@ class TestSpec:
     exact_dtype: bool = False
     reveal: Reveal = "full"
     per_learner: bool = False
+    tolerances: dict[str, tuple[float, float]] | None = None
 
     def options(self) -> dict[str, Any]:
         return {
@@ -134,6 +140,7 @@ class TestSpec:
             "exact_dtype": self.exact_dtype,
             "reveal": self.reveal,
             "per_learner": self.per_learner,
+            "tolerances": {k: list(v) for k, v in (self.tolerances or {}).items()},
         }
 
 
@@ -154,6 +161,7 @@ def test(
     reveal: Reveal = "full",
     id: str | None = None,
     per_learner: bool = False,
+    tolerances: dict[str, tuple[float, float]] | None = None,
     example: Any = _NOT_GIVEN,
 ) -> Callable[[Scenario_], Scenario_]:
     """Register a scenario as a hidden test, run by Submit (see :class:`TestSpec` for
@@ -170,7 +178,8 @@ def test(
             f"test {name!r}: write a visible example as @example({name!r}, ...) instead of "
             "@test(..., example=...); @test is always a hidden test"
         )
-    options = {"hint": hint, "rtol": rtol, "atol": atol, "exact_dtype": exact_dtype}
+    options: dict[str, Any] = {"hint": hint, "rtol": rtol, "atol": atol}
+    options.update(exact_dtype=exact_dtype, tolerances=tolerances)
     return _registering(name, id, False, reveal, per_learner, options)
 
 
@@ -184,6 +193,7 @@ def example(
     reveal: Reveal = "full",
     id: str | None = None,
     per_learner: bool = False,
+    tolerances: dict[str, tuple[float, float]] | None = None,
 ) -> Callable[[Scenario_], Scenario_]:
     """Register a scenario as a visible example, run by Run (and by Submit too), with
     the options of :func:`test`. A Run's job carries the ``@example`` functions of
@@ -196,7 +206,8 @@ def example(
     ... def worked(t):
     ...     return {"output": t.call("double", np.arange(3.0))}
     """
-    options = {"hint": hint, "rtol": rtol, "atol": atol, "exact_dtype": exact_dtype}
+    options: dict[str, Any] = {"hint": hint, "rtol": rtol, "atol": atol}
+    options.update(exact_dtype=exact_dtype, tolerances=tolerances)
     return _registering(name, id, True, reveal, per_learner, options)
 
 
@@ -246,6 +257,7 @@ class Scenario:
 
     __slots__ = (
         "_after_call",
+        "_arguments",
         "_case",
         "_draws",
         "_entry_points",
@@ -276,6 +288,9 @@ class Scenario:
         # Each call made, described for the learner: (entry point, args, kwargs, label of
         # the case it was made in or None), each argument a (text, short) pair.
         self._log: list[CallDescription] = []
+        # The arguments of each call, written out as code (argument_code) only for the
+        # calls a message shows: most calls pass and are never shown.
+        self._arguments: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
         self._case: str | None = None  # the label of the case of ``cases`` running now
         self._draws = 0  # tables of random cases drawn so far: each gets its own stream
         # id(object) -> (the object, kept alive; index in the log of the call it came
@@ -289,6 +304,12 @@ class Scenario:
     def call_log(self) -> list[CallDescription]:
         """The calls made so far, described for the learner (the runner sends them)."""
         return self._log
+
+    def arguments_code(self, index: int) -> tuple[list[str | None], dict[str, str | None]]:
+        """The arguments of call ``index`` of the log as code a learner can paste (None
+        for one that cannot be written out)."""
+        args, kwargs = self._arguments[index]
+        return [_memo(a) for a in args], {k: _memo(v) for k, v in kwargs.items()}
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call entry point ``name`` of the submission with copies of array arguments.
@@ -314,6 +335,7 @@ class Scenario:
                 self._case,
             )
         )
+        self._arguments.append((args, kwargs))  # written out as code only if shown
         self.returned = None
         result = fn(*_copy_in(args), **_copy_in(kwargs))
         for calls in self._watching:
@@ -585,6 +607,136 @@ def _case_table(table: Any) -> list[CaseRow]:
 
 
 _SCALARS = (bool, int, float, str, type(None))
+
+# How long the code of one argument may be, and how many elements an array shown as code
+# may hold: beyond that the message names its shape and dtype only.
+MAX_CODE = 600
+MAX_CODE_ELEMENTS = 24
+
+
+def _code_registry() -> tuple[Callable[[Any, str], Any], Callable[[Any], str | None]]:
+    """Code a test author gives for a value the harness cannot write out (layers: what
+    each one does). Held in a closure, not in a module attribute the integrity snapshot
+    watches; the value itself is kept so that its id stays its own."""
+    given: dict[int, tuple[Any, str]] = {}
+
+    def shown_as(value: Any, code: str) -> Any:
+        if type(code) is not str or "\n" in code:
+            raise TypeError("the code a value is shown as is one line of text")
+        given[id(value)] = (value, code)
+        return value
+
+    def code_given(value: Any) -> str | None:
+        found = given.get(id(value))
+        return found[1] if found is not None and found[0] is value else None
+
+    return shown_as, code_given
+
+
+shown_as, _code_given = _code_registry()
+shown_as.__doc__ = """Show ``value`` in a failing call as ``code`` (one line of Python a learner
+can paste), where the harness cannot write it out: ``shown_as(layers, "[lambda a: a * 2]")``.
+Returns ``value``. ``counting_layers`` and ``counting_modules`` take it as ``code=``."""
+
+
+def from_code(code: str, namespace: dict[str, Any]) -> Any:
+    """The value of ``code`` (one line of Python, evaluated in ``namespace``, the tests
+    module's ``globals()``), shown as that code in a failing call: what a learner reads
+    is what the test runs.
+
+    Examples
+    --------
+    >>> LAYERS = from_code("[lambda a: a * 2.0, np.tanh]", globals())
+    """
+    # The test author's own line, run in the sandbox like the rest of tests.py.
+    return shown_as(eval(code, namespace), code)  # noqa: S307
+
+
+def _code_memo() -> Callable[[Any], str | None]:
+    """argument_code, once per object: the same layers and input recur in many calls.
+    (A job runs in a process of its own, so the memo lives as long as the job.)"""
+    seen: dict[int, tuple[Any, str | None]] = {}
+
+    def memo(value: Any) -> str | None:
+        found = seen.get(id(value))
+        if found is not None and found[0] is value:
+            return found[1]
+        code = argument_code(value)
+        if type(value) not in _SCALARS:
+            seen[id(value)] = (value, code)
+        return code
+
+    return memo
+
+
+def argument_code(value: Any) -> str | None:
+    """``value`` as one line of Python a learner can paste to call their code on the
+    failing case themselves, or None when it is too large or of a kind not written out:
+    an array or a tensor of up to 24 elements with its dtype, a short list or dict of
+    such values, or the code a test author gave for it (``shown_as``). Display only."""
+    code = _code_given(value)
+    if code is None:
+        code = _code(value, depth=0)
+    return code if code is not None and len(code) <= MAX_CODE else None
+
+
+def _code(value: Any, depth: int) -> str | None:
+    t = type(value)
+    if t in _SCALARS:
+        return repr(value)
+    if t is np.ndarray:
+        if value.size > MAX_CODE_ELEMENTS or value.dtype.kind not in "biuf":
+            return None
+        return f"np.array({value.tolist()!r}, dtype=np.{value.dtype.name})"
+    if torch is not None and t is torch.Tensor:
+        if value.numel() > MAX_CODE_ELEMENTS or value.is_sparse or value.device.type != "cpu":
+            return None
+        if value.dtype.is_complex or value.dtype == torch.bfloat16:
+            return None
+        grad = ", requires_grad=True" if value.requires_grad else ""
+        data = torch.Tensor.tolist(torch.Tensor.detach(value))
+        return f"torch.tensor({data!r}, dtype={value.dtype}{grad})"
+    given = _code_given(value)
+    if given is not None:
+        return given
+    if torch is not None and isinstance(value, torch.nn.Module):
+        return _module_code(value, depth)
+    if depth >= 2:
+        return None
+    if (t is list or t is tuple) and len(value) <= 12:
+        items = [_code(v, depth + 1) for v in value]
+        if any(i is None for i in items):
+            return None
+        inner = ", ".join(items)  # type: ignore[arg-type]
+        return f"[{inner}]" if t is list else f"({inner}{',' if len(items) == 1 else ''})"
+    if t is dict and len(value) <= 12:
+        pairs = [(_code(k, depth + 1), _code(v, depth + 1)) for k, v in value.items()]
+        if any(k is None or v is None for k, v in pairs):
+            return None
+        return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+    return None
+
+
+_memo = _code_memo()
+
+
+def _module_code(module: Any, depth: int) -> str | None:
+    """A module of torch.nn as the call that builds it (``nn.Linear(in_features=4,
+    out_features=4, bias=True)``; its weights are drawn at random), a ModuleList or a
+    Sequential of such modules as a list of them; None for a module of another kind."""
+    kind = type(module)
+    if kind.__module__.split(".")[:2] != ["torch", "nn"] or depth > 3:
+        return None
+    name = kind.__name__
+    if kind is torch.nn.ModuleList or kind is torch.nn.Sequential:
+        items = [_module_code(m, depth + 1) for m in module]
+        if any(i is None for i in items):
+            return None
+        inner = ", ".join(items)  # type: ignore[arg-type]
+        return f"nn.ModuleList([{inner}])" if kind is torch.nn.ModuleList else f"nn.{name}({inner})"
+    if len(module._modules):
+        return None  # a module of torch.nn built from others (a Transformer layer)
+    return f"nn.{name}({module.extra_repr()})"
 
 
 def describe_argument(value: Any) -> tuple[str, bool]:

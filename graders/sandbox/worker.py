@@ -246,12 +246,15 @@ class Worker:
                     sys.exit(0)
                 buffer += chunk
                 frames, buffer = wire.split_frames(buffer, 0)
-                # Only a kill naming this child counts: a late one for the previous
+                # Only a request naming this child counts: a late one for the previous
                 # child (which ended on its own meanwhile) must not hit this one.
-                if any(
-                    f.header.get("type") == FrameType.KILL and f.header.get("pid") == pid
-                    for f in frames
-                ):
+                asked = {f.header.get("type") for f in frames if f.header.get("pid") == pid}
+                if FrameType.REPORT in asked and FrameType.KILL not in asked:
+                    # The wall-clock limit: the child writes where it is and ends
+                    # (runner.Job.on_time_limit); the server kills it soon after anyway.
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, runner.REPORT_SIGNAL)
+                if FrameType.KILL in asked:
                     self.kill_child(pid)
                     killed = True
         finally:

@@ -32,6 +32,11 @@ RESULT_FIELDS = {
     "duration_ms",
     "created_at",
     "tests",
+    # What the module printed while loading, apart from the tests' output.
+    "load_output",
+    "load_output_truncated",
+    "load_output_bytes",
+    "load_output_bytes_at_least",
     "regrade",  # null unless drill regrade made it
     "blame",  # null unless the whole run failed with no test verdicts
 }
@@ -78,6 +83,7 @@ def test_submit_passes_and_is_stored(client: TestClient) -> None:
     assert (result["status"], result["passed"], result["total"]) == ("pass", hidden, hidden)
     assert result["version"] == 1 and result["exercise"] == GC and result["mode"] == "submit"
     assert result["regrade"] is None
+    assert (result["load_output"], result["load_output_bytes"]) == ("", 0)  # a silent module
     for test in result["tests"]:
         assert set(test) == TEST_FIELDS and test["status"] == "pass"
         # The sandbox counted what the test printed: all of it is kept.
@@ -118,7 +124,9 @@ def test_output_is_returned_as_text(client: TestClient) -> None:
         "def checkpoint_forward(", "print('<b>hi</b>')\n\ndef checkpoint_forward(", 1
     )
     result = submit(client, code, mode="run")
-    assert "<b>hi</b>" in result["tests"][0]["output"]
+    # Printed while the module loaded: shown apart, not at the start of the first test's.
+    assert result["load_output"] == "<b>hi</b>\n" and result["load_output_bytes"] == 10
+    assert "<b>hi</b>" not in result["tests"][0]["output"]
 
 
 def test_full_queue_answers_503_with_retry_after(tmp_path: Path) -> None:

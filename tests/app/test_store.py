@@ -531,6 +531,25 @@ def test_old_outputs_expire_and_verdicts_stay(store: Store) -> None:
     assert OutputRetention(store, days=30).run_once() == 0  # another node: nothing to do
 
 
+def test_what_a_module_printed_while_loading_expires_too(store: Store) -> None:
+    """A result whose tests printed nothing but whose module did while loading: its load
+    output goes as a test's output does."""
+    result = graded({"a": ("pass", "")}).model_copy(update={"load_output": "printed at import"})
+    old = save(store, result)
+    with store.engine.begin() as connection:
+        connection.execute(
+            update(SubmissionRow)
+            .where(SubmissionRow.id == old["id"])
+            .values(created_at=datetime.now(UTC) - timedelta(days=40))
+        )
+    assert OutputRetention(store, days=30).run_once() == 1
+    expired = store.get_submission(old["id"])
+    assert expired is not None and expired["load_output"] == OUTPUT_EXPIRED
+    assert expired["tests"][0]["output"] == ""  # nothing to replace there
+    GradeResult.model_validate(expired)
+    assert OutputRetention(store, days=30).run_once() == 0
+
+
 # --- database errors ---
 
 

@@ -330,7 +330,9 @@ def test_focus_rings_are_never_clipped(
     submit(page, WRONG, some_failed(server))
     assert_rings_whole(page, "an exercise after Submit")
     if viewport is WIDE:  # the workspace is a scrolling box of its own
-        assert_ring_whole_when_half_hidden(page, "#hint-button", ".track-button")
+        # From the statement's last focusable element, Tab reaches the track switch.
+        last_in_statement = ".statement-pane :is(a[href], [tabindex='0'], button):visible >> nth=-1"
+        assert_ring_whole_when_half_hidden(page, last_in_statement, ".track-button")
     log_in(page, server)
     assert_rings_whole(page, "the dashboard")
     page.goto(f"{server}/instructor/exercises/{SLUG}")

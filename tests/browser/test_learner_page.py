@@ -316,6 +316,7 @@ def test_shortcuts_work_anywhere_and_question_mark_lists_them(page: Page, server
     page.get_by_role("heading", name="Gradient checkpointing", level=1).click()
     page.keyboard.press("Control+Shift+Enter")  # Run, from outside the editor
     expect(results(page)).to_contain_text("Run · examples", timeout=30_000)
+    page.get_by_role("button", name="Hints", exact=True).click()
     hint = page.get_by_role("button", name=FIRST_HINT)
     hint.focus()
     page.keyboard.press("Control+Enter")  # Submit, from a button

@@ -23,6 +23,7 @@ def test_the_track_switch_swaps_the_statements_track_part(page: Page, server: st
     # The labels that name each part's track are for a page without its script.
     expect(statement.locator(".track-only-label").first).to_be_hidden()
 
+    page.get_by_role("button", name="Hints", exact=True).click()
     page.get_by_role("button", name="Show hint 1").click()
     expect(page.locator("#hint-list li")).to_have_count(1)
     numpy_code = "# my NumPy attempt\n"

@@ -323,7 +323,8 @@ describe("an earlier attempt chosen in the history", () => {
     const buttons = findAll(ui.attemptBanner.children, byTag("button"));
     assert.deepEqual(buttons.map(text), ["Load this code into the editor", "Back to the latest result"]);
     assert.equal(text(heading(ui)), "1/3 tests passed", "the attempt's result, not the latest");
-    assert.equal(ui.stale.hidden, false, "the editor holds other code");
+    // The editor holds other code, but the attempt is old by choice: no stale note.
+    assert.equal(ui.stale.hidden, true, "no stale note for an earlier attempt");
 
     buttons[0].props.onClick();
     assert.equal(editor.text, "old code\n");
@@ -339,6 +340,18 @@ describe("an earlier attempt chosen in the history", () => {
     assert.equal(ui.attemptBanner.hidden, true);
     assert.equal(text(heading(ui)), "3/3 tests passed");
     assert.deepEqual(log.histories, ["numpy"]);
+    // Back on the latest result, for other code than the editor now holds: said.
+    assert.equal(ui.stale.hidden, false, "the latest result, and the editor holds other code");
+  });
+
+  test("the latest result chosen in the history is the current one: stale when edited", () => {
+    const latest = { result: result(), code: CODE };
+    const { ui, panel, editor } = setUp({ latest, viewing: { ...latest, row: { ...row, id: "r1" } } });
+    panel.renderResults();
+    assert.equal(ui.stale.hidden, true, "the editor holds its code");
+    editor.text = CODE + "# edited\n";
+    panel.updateStale();
+    assert.equal(ui.stale.hidden, false, "edited since the latest result");
   });
 
   test("an attempt whose code could not be had says so", () => {

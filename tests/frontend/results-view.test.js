@@ -361,3 +361,60 @@ describe("who is to blame", () => {
     assert.equal(summaryText(odd), "2/2 tests passed");
   });
 });
+
+describe("what the module printed while loading", () => {
+  test("its own block, above the tests, apart from the first test's output", () => {
+    const loud = result({
+      load_output: "loading\ndone\n",
+      load_output_truncated: false,
+      load_output_bytes: 13,
+      tests: [{ ...passing("first"), output: "in first\n" }, passing("second")],
+    });
+    const nodes = render(loud);
+    const [block] = findAll(nodes, byClass("load-output"));
+    assert.equal(block.props["aria-label"], "Printed while your module was loading");
+    assert.equal(text(findAll(block, byTag("summary"))[0]), "Printed while your module was loading (2 lines)");
+    assert.equal(text(findAll(block, byTag("pre"))[0]), "loading\ndone\n");
+    assert.equal(findAll(block, byTag("details"))[0].props.open, true);
+    // Above the list of tests, and not in the first test's output.
+    const order = nodes.map((n) => String(n.props.className || n.tag));
+    assert.ok(order.indexOf("load-output") < order.indexOf("test-list"), order.join(", "));
+    const [list] = findAll(nodes, byClass("test-list"));
+    assert.doesNotMatch(text(list), /loading/);
+    assert.match(text(list), /in first/);
+  });
+
+  test("none when the module printed nothing, or in a result stored before it was kept", () => {
+    assert.equal(findAll(render(result({ load_output: "" })), byClass("load-output")).length, 0);
+    assert.equal(findAll(render(result()), byClass("load-output")).length, 0);
+  });
+
+  test("a cut one says how much was kept, as a test's does", () => {
+    const cut = result({
+      load_output: "x".repeat(10) + TRUNCATION_MARKER,
+      load_output_truncated: true,
+      load_output_bytes: 12_300_000,
+      load_output_bytes_at_least: false,
+    });
+    const [block] = findAll(render(cut), byClass("load-output"));
+    assert.equal(
+      text(findAll(block, byTag("summary"))[0]),
+      "Printed while your module was loading (truncated: first 10 bytes of 12.3 MB)",
+    );
+    assert.match(text(findAll(block, byClass("output-note"))[0]), /^Output truncated: showing the first 10 bytes of 12\.3 MB/);
+    assert.equal(text(findAll(block, byTag("pre"))[0]), "x".repeat(10));
+  });
+
+  test("shown with a run that failed while loading, after its message", () => {
+    const failed = result({
+      status: "error",
+      tests: [],
+      passed: 0,
+      message: "your code raised, while loading, ValueError: no (line 3)",
+      load_output: "before the error\n",
+    });
+    const nodes = render(failed);
+    const order = nodes.map((n) => String(n.props.className || n.tag));
+    assert.ok(order.indexOf("results-message") < order.indexOf("load-output"), order.join(", "));
+  });
+});

@@ -161,6 +161,7 @@ def test_a_failure_names_the_first_failing_case_with_its_own_call():
     assert table.status == Status.FAIL
     assert table.message.splitlines() == [
         "In case 'k is 2', scale(x, k=2):",
+        "    x = np.array([0.0, 1.0, 2.0], dtype=np.float64)",  # the input, to paste
         "result: values differ — expected [0., 2., 4.], got [1., 3., 5.]",
         "…and 1 more observation differs in 1 other case",
     ]
@@ -183,6 +184,7 @@ def test_a_case_that_raises_is_reported_with_its_label():
     assert table.status == Status.ERROR
     assert table.message.splitlines() == [
         "In case 'k is 2', scale(x, k=2):",
+        "    x = np.array([0.0, 1.0, 2.0], dtype=np.float64)",
         "your code raised ValueError: no even factors (line 3: raise ValueError('no even "
         "factors'))",
     ]
@@ -213,6 +215,7 @@ def test_a_failing_named_case_is_reported_with_its_label_and_call():
     assert named.status == Status.FAIL
     assert named.message.splitlines() == [
         "In case 'k is 2', scale(x, k=2):",
+        "    x = np.array([0.0, 1.0, 2.0], dtype=np.float64)",  # the input, to paste
         "result: values differ — expected [0., 2., 4.], got [1., 3., 5.]",
     ]
 
@@ -471,3 +474,29 @@ def test_a_call_made_in_a_case_is_shown_after_its_label():
     # A call description without a case (a worker of an earlier version) still reads.
     calls, _, failed = feedback.read_calls({"calls": [[0, "f", [], {}]], "failed_call": 0})
     assert feedback.failed_call(calls, failed, {}) == "f()"
+
+
+# --- arguments written out as code -------------------------------------------------------
+
+
+def test_small_arrays_tensors_and_their_containers_are_written_out_as_code():
+    import torch
+    from torch import nn
+
+    from graders.sandbox.testing import argument_code, from_code
+
+    assert argument_code(np.array([[1, 2]], dtype=np.int32)) == (
+        "np.array([[1, 2]], dtype=np.int32)"
+    )
+    assert argument_code({-1: np.array([True])}) == "{-1: np.array([True], dtype=np.bool)}"
+    assert argument_code(torch.tensor([0.5], requires_grad=True)) == (
+        "torch.tensor([0.5], dtype=torch.float32, requires_grad=True)"
+    )
+    assert argument_code(np.zeros(25)) is None  # too large: its shape is named instead
+    assert argument_code(nn.ModuleList([nn.Linear(2, 3), nn.Tanh()])) == (
+        "nn.ModuleList([nn.Linear(in_features=2, out_features=3, bias=True), nn.Tanh()])"
+    )
+    layers = from_code("[lambda a: a * 2.0, np.tanh]", {"np": np})
+    assert layers[0](np.array(1.5)) == 3.0  # the code shown is the code that runs
+    assert argument_code(layers) == "[lambda a: a * 2.0, np.tanh]"
+    assert argument_code([lambda a: a]) is None  # a function without code given

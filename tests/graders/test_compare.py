@@ -409,3 +409,16 @@ def test_a_layer_given_another_value_after_other_random_draws_is_told_so():
     # Other random states alone are no failure: only the values they change count.
     quiet = CallsObs("backward", (0, 1, 2), inputs=(1, 2, 3), randoms=(0, 0, 0))
     assert compare({"calls": exp}, {"calls": quiet}, Tolerance()) is None
+
+
+def test_a_tolerance_by_dtype_applies_to_values_of_that_dtype():
+    """A statement's 1e-9 in float64 and 1e-4 in float32 (issue 27: a float64 output off by
+    1e-6 passed a test that compared every dtype at 1e-4)."""
+    tol = Tolerance(rtol=1e-4, atol=1e-5, by_dtype=(("float64", 1e-9, 1e-12),))
+    off = 1 + 1e-6
+    exp64, exp32 = np.array([1.0, 2.0]), np.array([1.0, 2.0], dtype=np.float32)
+    assert compare({"y": ArrayObs(exp64)}, {"y": ArrayObs(exp64 * off)}, tol) is not None
+    got32 = ArrayObs((exp32 * off).astype(np.float32))
+    assert compare({"y": ArrayObs(exp32)}, {"y": got32}, tol) is None
+    assert compare({"y": 2.0}, {"y": 2.0 * off}, tol) is not None  # a Python float is float64
+    assert tol.of("float16") == (1e-4, 1e-5)

@@ -259,3 +259,45 @@ def test_what_learner_code_returned_is_described_without_running_its_methods():
     assert describe_result(np.zeros((2, 3))) == "an array of shape (2, 3)"
     assert describe_result(torch.zeros(4)) == "a tensor of shape (4,)"
     assert describe_result(Sneaky()) == "an object of type Sneaky"
+
+
+# --- the failing case as code -----------------------------------------------------------
+
+
+def test_a_failing_call_shows_its_inputs_as_code_to_paste():
+    """The arguments named by their parameter are written out below the call, so that a
+    learner can run the failing case themselves (issue 27)."""
+    call = feedback._call(
+        [
+            0,
+            "checkpoint_forward",
+            [["a list of 2 functions", False], ["an array of shape (2,)", False], ["[1]", True]],
+            {},
+            "two layers",
+            {"args": ["[np.tanh, np.sin]", "np.array([1.0, 2.0], dtype=np.float64)", "[1]"]},
+        ]
+    )
+    assert call is not None
+    parameters = {"checkpoint_forward": ("layers", "x", "checkpoint_indices")}
+    problems = [("case 'two layers'", "saved: keys differ")]
+    lines = feedback.message(problems, {0: call}, {"case 'two layers'": 0}, parameters)
+    assert lines.splitlines() == [
+        "In case 'two layers', checkpoint_forward(layers, x, [1]):",
+        "    layers = [np.tanh, np.sin]",
+        "    x = np.array([1.0, 2.0], dtype=np.float64)",
+        "saved: keys differ",
+    ]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        {"args": ["a\nb", None, None]},  # a line break: not one line of code
+        {"args": ["x" * 601, None, None]},
+        {"args": "np.array([1.0])"},
+        ["np.array([1.0])"],
+    ],
+)
+def test_malformed_code_of_a_call_costs_only_the_lines_to_paste(code):
+    call = feedback._call([0, "f", [["an array", False]], {}, None, code])
+    assert call is not None and call.setup({"f": ("x",)}) == []

@@ -39,8 +39,8 @@ def test_tracebacks_show_only_learner_frames(test_grader: Grader) -> None:
     code = (Path(__file__).parent / "cases" / "exception_line" / "submission.py").read_text()
     result = test_grader.grade(test_grader.catalog.get("double"), "numpy", code, "submit")
     output = result.tests[0].output
-    assert 'File "solution.py", line 6, in double' in output
-    assert 'File "solution.py", line 2, in helper' in output
+    assert 'File "your_code.py", line 6, in double' in output
+    assert 'File "your_code.py", line 2, in helper' in output
     assert "graders" not in output and "<tests>" not in output and "harness" not in output
 
 
@@ -81,3 +81,38 @@ def test_the_next_submission_after_each_hostile_case_passes(test_grader: Grader)
             test_grader.grade(test_grader.catalog.get("double"), "numpy", good, "submit").status
             == "pass"
         ), case
+
+
+@pytest.mark.sandbox
+def test_what_the_module_prints_while_loading_is_kept_apart(test_grader: Grader) -> None:
+    code = (Path(__file__).parent / "cases" / "prints_at_import" / "submission.py").read_text()
+    result = test_grader.grade(test_grader.catalog.get("double"), "numpy", code, "submit")
+    assert result.status == "pass"
+    assert (result.load_output, result.load_output_bytes) == ("loading my module\n", 18)
+    assert not result.load_output_truncated and not result.load_output_bytes_at_least
+    # Each test has its own output only: the first one no longer starts with the load's.
+    assert [t.output for t in result.tests] == ["in double\n", "in double\n"]
+    assert [t.output_bytes for t in result.tests] == [10, 10]
+
+
+@pytest.mark.sandbox
+def test_a_loud_load_leaves_the_first_test_what_is_left_of_the_capture(
+    test_grader: Grader,
+) -> None:
+    """The capture limit (DRILL_OUTPUT_BYTES characters) covers the load's output and the
+    first test's together, as when they were one: a load that fills it leaves the first
+    test nothing to keep, though every byte of both is counted; the next test has its own."""
+    limit = test_grader.settings.output_bytes
+    code = f'print("L" * {limit + 10})\n\n\n' + (
+        'def double(x):\n    print("in double")\n    return x * 2\n'
+    )
+    result = test_grader.grade(test_grader.catalog.get("double"), "numpy", code, "submit")
+    assert result.status == "pass"
+    assert result.load_output.startswith("L" * 1000) and result.load_output_truncated
+    assert result.load_output.endswith(TRUNCATION_MARKER)
+    assert len(result.load_output) <= OUTPUT_LIMIT
+    assert result.load_output_bytes == limit + 11
+    first, second = result.tests
+    assert first.output_truncated and first.output in ("", TRUNCATION_MARKER)
+    assert first.output_bytes == len("in double\n")
+    assert (second.output, second.output_truncated) == ("in double\n", False)

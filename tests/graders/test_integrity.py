@@ -263,7 +263,7 @@ def run_job(code: str, tests: str) -> list[wire.Frame]:
     header = {
         "type": "job",
         "code": code,
-        "filename": "solution.py",
+        "filename": "your_code.py",
         "entry_points": ["f"],
         "tests": None,
         "limits": {"output_bytes": 4096, "result_bytes": 1 << 20},

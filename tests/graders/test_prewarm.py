@@ -59,7 +59,7 @@ def test_the_warm_up_leaves_no_trace_for_the_next_job():
         os.close(job_w)
     assert "solution" not in sys.modules
     assert "drill_tests" not in sys.modules
-    assert "solution.py" not in linecache.cache
+    assert "your_code.py" not in linecache.cache
     assert (sys.stdout, sys.stderr) == (stdout, stderr)
     fd1_after = os.fstat(1)
     assert (fd1_after.st_dev, fd1_after.st_ino) == (fd1_before.st_dev, fd1_before.st_ino)

@@ -160,3 +160,33 @@ def test_silent_failures_and_blank_names_are_problems() -> None:
     assert name_problems(["a", " ", "b"], "x/numpy") == [
         "x/numpy/tests.py: a test has a blank name"
     ]
+
+
+def test_validate_fails_a_test_looser_than_the_tolerance_its_exercise_states() -> None:
+    """exercise.toml [tolerance] float64 = {rtol = 1e-9, ...}: a test comparing float64 at
+    1e-4 accepts what the statement refuses (issue 27)."""
+    from types import SimpleNamespace
+
+    from graders.authoring.validate import tolerance_problems
+    from graders.grading.catalog import StatedTolerance
+    from graders.grading.references import TestOptions
+
+    stated = {"float64": StatedTolerance(rtol=1e-9, atol=1e-12)}
+    exercise = SimpleNamespace(meta=SimpleNamespace(tolerance=stated))
+    common = {"example": False, "exact_dtype": False, "reveal": "summary"}
+    loose = TestOptions(id="loose", name="loose", rtol=1e-4, atol=1e-5, **common)
+    by_dtype = TestOptions(
+        id="by_dtype",
+        name="by dtype",
+        rtol=1e-4,
+        atol=1e-5,
+        tolerances={"float64": (1e-9, 1e-12)},
+        **common,
+    )
+    exact = TestOptions(id="exact", name="exact", rtol=0, atol=0, **common)
+    problems = tolerance_problems(exercise, [loose, by_dtype, exact], "x/torch")  # type: ignore[arg-type]
+    assert problems == [
+        "x/torch/tests.py: test 'loose' compares float64 values with rtol 0.0001, atol 1e-05, "
+        "looser than the statement's rtol 1e-09, atol 1e-12 (exercise.toml [tolerance]); give "
+        'it tolerances={"float64": (1e-09, 1e-12)}'
+    ]

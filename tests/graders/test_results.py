@@ -20,10 +20,12 @@ from graders.grading.results import (
     MAX_OUTPUT_BYTES,
     NOT_RUN_MESSAGE,
     OUTPUT_LIMIT,
+    SUBMISSION_OUTPUT_BYTES,
     TRUNCATION_MARKER,
     GradeResult,
     Status,
     TestResult,
+    stored_size,
 )
 from graders.sandbox import runner, wire
 from graders.sandbox.encode import Encoder
@@ -72,7 +74,8 @@ def test_tests_after_the_one_that_stopped_the_run_are_not_run() -> None:
         ("b", Status.ERROR),
         ("c", Status.NOT_RUN),
     ]
-    assert result.tests[1].message == "timed out after 3 s"  # the test that was running
+    # The test that was running; no report from the sandbox: the limit and the test only.
+    assert result.tests[1].message == "wall-clock time limit of 3 s exceeded in test 'b'"
     assert result.tests[2].message == "the run ended during test 'b', before this test started"
     assert (result.status, result.passed, result.total) == (Status.FAIL, 1, 3)
     assert result.message == "1/3 tests passed"
@@ -247,18 +250,109 @@ def test_utf8_size(text: str, size: int) -> None:
     assert runner.utf8_size(text) == size
 
 
-def test_load_output_is_counted_with_the_first_tests() -> None:
-    load = runner.Captured("load\n", False, 5, False)
-    test = runner.Captured("x" * 10, True, 100, True)
-    joined = test.after(load, limit=8)
-    assert joined == runner.Captured("load\nxxx", True, 105, True)
-    assert joined.header() == {
-        "output": "load\nxxx",
+def test_the_first_test_keeps_what_the_load_left_of_the_capture_limit() -> None:
+    """The load's output goes apart; the first test's is cut to the rest of the limit, so
+    the two together keep no more than one capture did when the load's came first."""
+    test = runner.Captured("x" * 10, False, 100, True)
+    cut = test.within(8 - len("load\n"))
+    assert cut == runner.Captured("xxx", True, 100, True)  # every byte still counted
+    assert cut.header() == {
+        "output": "xxx",
         "output_truncated": True,
-        "output_bytes": 105,
+        "output_bytes": 100,
         "output_bytes_at_least": True,
     }
-    assert runner.Captured("a", False, 1, False).after(runner.NOTHING, 8).truncated is False
+    assert test.within(10) is test and test.within(0).text == ""
+    assert test.within(-5) == runner.Captured("", True, 100, True)
+
+
+# --- what the module printed while loading, apart from the tests ---
+
+
+def code_loaded(**fields: Any) -> wire.Frame:
+    return wire.Frame({"type": "code_loaded", **fields})
+
+
+def test_what_the_module_printed_while_loading_is_apart_from_the_first_test() -> None:
+    loaded = code_loaded(
+        output="loading\n", output_truncated=False, output_bytes=8, output_bytes_at_least=False
+    )
+    first = passing("a", output="in a\n", output_bytes=5)
+    result = verdicts.build(CTX, JobOutcome(frames=[loaded, first, passing("b"), passing("c")]))
+    assert (result.load_output, result.load_output_truncated) == ("loading\n", False)
+    assert (result.load_output_bytes, result.load_output_bytes_at_least) == (8, False)
+    assert result.tests[0].output == "in a\n" and result.tests[0].output_bytes == 5
+    assert result.status == Status.PASS
+
+
+def test_a_silent_load_and_an_old_harness_give_no_load_output() -> None:
+    silent = grade(passing("a"), passing("b"), passing("c"))  # LOADED: no output fields
+    assert (silent.load_output, silent.load_output_truncated) == ("", False)
+    assert (silent.load_output_bytes, silent.load_output_bytes_at_least) == (None, False)
+
+
+def test_a_long_load_output_is_cut_and_marked_as_a_tests_is() -> None:
+    loaded = code_loaded(output="y" * 60_000, output_truncated=True, output_bytes=1 << 20)
+    result = verdicts.build(CTX, JobOutcome(frames=[loaded, passing("a")], exit_code=0))
+    assert result.load_output.endswith(TRUNCATION_MARKER)
+    assert len(result.load_output) <= OUTPUT_LIMIT and result.load_output.startswith("y" * 100)
+    assert (result.load_output_truncated, result.load_output_bytes) == (True, 1 << 20)
+    # A count that cannot be true is dropped, as a test's.
+    lying = code_loaded(output="abc", output_bytes=2, output_bytes_at_least=True)
+    dropped = verdicts.build(CTX, JobOutcome(frames=[lying, passing("a")]))
+    assert (dropped.load_output, dropped.load_output_bytes) == ("abc", None)
+    assert dropped.load_output_bytes_at_least is False
+
+
+def test_a_damaged_load_output_is_no_output() -> None:
+    for output in (None, 7, ["x"], {"a": 1}):
+        result = verdicts.build(CTX, JobOutcome(frames=[code_loaded(output=output), passing("a")]))
+        assert result.load_output == "" and result.tests[0].status == Status.PASS
+
+
+def test_only_the_first_code_loaded_frame_counts() -> None:
+    frames = [code_loaded(output="first"), code_loaded(output="second"), passing("a")]
+    assert verdicts.build(CTX, JobOutcome(frames=frames)).load_output == "first"
+
+
+def test_a_load_error_keeps_what_the_module_printed_before_it() -> None:
+    error = {"type": "ValueError", "message": "no", "line": 3, "in_learner_code": True}
+    frame = wire.Frame(
+        {"type": "load_error", "error": error, "output": "before\n", "output_bytes": 7}
+    )
+    result = verdicts.build(CTX, JobOutcome(frames=[frame]))
+    assert result.status == Status.ERROR and result.tests == []
+    assert result.message == "your code raised, while loading, ValueError: no (line 3)"
+    assert (result.load_output, result.load_output_bytes) == ("before\n", 7)
+
+
+def test_the_load_output_comes_first_in_the_submissions_output_budget() -> None:
+    """The stored output of a submission stays within its budget with the load's in it:
+    escapes are six bytes each stored, so 16 K of them fill the budget on their own."""
+    loaded = code_loaded(output="\x1b" * 20_000, output_bytes=20_000)
+    first = passing("a", output="printed by a")
+    result = verdicts.build(CTX, JobOutcome(frames=[loaded, first]))
+    total = stored_size(result.load_output) + sum(stored_size(t.output) for t in result.tests)
+    assert total <= SUBMISSION_OUTPUT_BYTES
+    assert result.load_output.startswith("\x1b" * 1000) and result.load_output_truncated
+    assert result.tests[0].output in ("", TRUNCATION_MARKER) and result.tests[0].output_truncated
+
+
+def test_a_result_stored_before_the_load_output_reads_with_none() -> None:
+    stored = {
+        "exercise": "ex",
+        "track": "numpy",
+        "mode": "submit",
+        "status": "pass",
+        "message": "1/1 tests passed",
+        "passed": 1,
+        "total": 1,
+        "tests": [{"name": "a", "status": "pass", "output": "loading\nin a\n"}],
+    }
+    result = GradeResult.model_validate(stored)
+    assert (result.load_output, result.load_output_truncated) == ("", False)
+    assert (result.load_output_bytes, result.load_output_bytes_at_least) == (None, False)
+    assert result.tests[0].output == "loading\nin a\n"  # as it was stored
 
 
 # --- the command line ---
@@ -272,7 +366,7 @@ def test_the_cli_shows_not_run_tests_and_cut_output() -> None:
     assert lines[1] == "  PASS  a (1.0 ms)"
     assert lines[2] == "        output truncated: the first 100 B of 12.3 MB kept"
     assert lines[3] == "  ERROR b (0.0 ms)"
-    assert lines[4] == "        timed out after 3 s"
+    assert lines[4] == "        wall-clock time limit of 3 s exceeded in test 'b'"
     assert lines[5] == "  SKIP  c (not run)"
     assert lines[6].strip() == "the run ended during test 'b', before this test started"
     assert lines[-1].startswith("1/3 tests passed (1 not run) in ")

@@ -29,7 +29,7 @@ def every_list(n, least=0, most=None):
 def shown(sizes):
     """How a sizes argument is quoted in an observation name."""
     if type(sizes) is np.ndarray:
-        return f"sizes {sizes.tolist()} (a NumPy {sizes.dtype.name} array)"
+        return f"sizes np.array({sizes.tolist()}, dtype=np.{sizes.dtype.name})"
     return f"sizes {sizes}"
 
 

@@ -11,47 +11,32 @@ replay at hint 3.
 import numpy as np
 
 from graders.sandbox.checkpointing import counting_layers, recording
-from graders.sandbox.testing import Case, example, test
+from graders.sandbox.testing import Case, example, from_code, test
 
-# The four layers of the statement's example.
-EXAMPLE_FNS = [lambda a: a * 2, lambda a: a + 1, lambda a: a * 3, lambda a: a - 1]
+# The four layers of the statement's example. Each list of layers is written as code, which
+# a failing case shows the learner (from_code).
+EXAMPLE_FNS = from_code(
+    "[lambda a: a * 2, lambda a: a + 1, lambda a: a * 3, lambda a: a - 1]", globals()
+)
 
 # Eight layers that each change the values differently, so running one layer too many or
 # too few always shows in the result. Each returns a new array of its input's dtype.
-MIXED_FNS = [
-    lambda a: a * 2.0,
-    np.tanh,
-    lambda a: a + 0.5,
-    lambda a: a**2,
-    lambda a: a[::-1] - 1.0,
-    np.sin,
-    lambda a: a * -1.5 + 0.25,
-    lambda a: a - a.mean(),
-]
-ONE_LAYER = [np.tanh]
+MIXED_FNS = from_code(
+    "[lambda a: a * 2.0, np.tanh, lambda a: a + 0.5, lambda a: a**2, "
+    "lambda a: a[::-1] - 1.0, np.sin, lambda a: a * -1.5 + 0.25, lambda a: a - a.mean()]",
+    globals(),
+)
+ONE_LAYER = from_code("[np.tanh]", globals())
 # Layers that keep an integer or a bool array's dtype: its copies must keep it too.
-INT_FNS = [lambda a: a * 3, lambda a: a - 2, lambda a: a // 2, lambda a: -a]
-BOOL_FNS = [np.logical_not, lambda a: a ^ a[::-1], np.logical_not]
-TWO_LAYERS = [lambda a: a * 3.0 - 0.5, np.cos]
-
-
-def add_one_in_place(a):
-    a += 1.0
-    return a
-
-
-def triple_in_place(a):
-    np.multiply(a, 3.0, out=a)
-    return a
-
-
-IN_PLACE_FNS = [
-    add_one_in_place,
-    lambda a: a * 2.0,
-    add_one_in_place,
-    triple_in_place,
-    add_one_in_place,
-]
+INT_FNS = from_code("[lambda a: a * 3, lambda a: a - 2, lambda a: a // 2, lambda a: -a]", globals())
+BOOL_FNS = from_code("[np.logical_not, lambda a: a ^ a[::-1], np.logical_not]", globals())
+TWO_LAYERS = from_code("[lambda a: a * 3.0 - 0.5, np.cos]", globals())
+# Layers that change their input in place and return it.
+IN_PLACE_FNS = from_code(
+    "[lambda a: np.add(a, 1.0, out=a), lambda a: a * 2.0, lambda a: np.add(a, 1.0, out=a), "
+    "lambda a: np.multiply(a, 3.0, out=a), lambda a: np.add(a, 1.0, out=a)]",
+    globals(),
+)
 
 
 def activations(fns, x):
@@ -97,9 +82,13 @@ def recompute_cases(t, x, rows):
     """A case per row (description, layer functions, checkpoint list, layers to rebuild)
     and layer: recompute it from the checkpoints of a plain forward pass."""
 
+    built = {}  # per row: its layers and saved dict, built once (t.call copies the arrays)
+
     def recompute(fns, indices, k):
-        layers = counting_layers(fns)
-        saved = saved_dict(fns, x, indices)
+        key = (id(fns), tuple(indices))
+        if key not in built:
+            built[key] = counting_layers(fns), saved_dict(fns, x, indices)
+        layers, saved = built[key]
         with recording(t, f"recompute of layer {k}") as calls:
             value = t.call("checkpoint_recompute", layers, saved, list(indices), k)
         return {f"calls when recomputing layer {k}": calls, f"activation {k}": value}
@@ -182,14 +171,14 @@ def copies(t):
     return t.cases(
         [
             Case(
-                "the output gets 100 added",
+                "in-place layers, then the caller adds 100 to the output",
                 x=np.array([1.0, -2.0, 0.5]),
                 indices=[0, 2, 4],
                 change=add_100,
             ),
             # float32, an unsorted list with a repeat, and the last layer not checkpointed.
             Case(
-                "a float32 input, the output multiplied by -7",
+                "in-place layers on float32, then the caller multiplies the output by -7",
                 x=x32,
                 indices=[3, 1, 3],
                 change=times_minus_7,

@@ -12,30 +12,25 @@ import torch
 from torch import nn
 
 from graders.sandbox.checkpointing import counting_layers, counting_modules, recording
-from graders.sandbox.testing import Case, example, test
+from graders.sandbox.testing import Case, example, from_code, test
 
-# The four layers of the statement's example.
-EXAMPLE_FNS = [lambda a: a * 2, lambda a: a + 1, lambda a: a * 3, lambda a: a - 1]
+# The four layers of the statement's example. Each list of layers is written as code, which
+# a failing case shows the learner (from_code).
+EXAMPLE_FNS = from_code(
+    "[lambda a: a * 2, lambda a: a + 1, lambda a: a * 3, lambda a: a - 1]", globals()
+)
 
 # Parameter-free layers that keep their input's dtype (for float64 inputs).
-PLAIN_FNS = [torch.tanh, lambda a: a * 2.0 + 1.0, torch.sin, lambda a: a - a.mean()]
+PLAIN_FNS = from_code(
+    "[torch.tanh, lambda a: a * 2.0 + 1.0, torch.sin, lambda a: a - a.mean()]", globals()
+)
 
-
-def add_one_in_place(a):
-    return a.add_(1.0)
-
-
-def triple_in_place(a):
-    return a.mul_(3.0)
-
-
-IN_PLACE_FNS = [
-    add_one_in_place,
-    lambda a: a * 2.0,
-    add_one_in_place,
-    triple_in_place,
-    add_one_in_place,
-]
+# Layers that change their input in place and return it.
+IN_PLACE_FNS = from_code(
+    "[lambda a: a.add_(1.0), lambda a: a * 2.0, lambda a: a.add_(1.0), lambda a: a.mul_(3.0), "
+    "lambda a: a.add_(1.0)]",
+    globals(),
+)
 
 
 def linear_stack(count, width=3):
@@ -99,8 +94,13 @@ def recompute_cases(t, x, rows):
 
     Values only (``t.values``): the autograd flags are the business of other tests."""
 
+    built = {}  # per row: its saved dict, built once (t.call clones the tensors)
+
     def recompute(layers, indices, k):
-        saved = saved_dict(layers, x, indices)
+        key = (id(layers), tuple(indices))
+        if key not in built:
+            built[key] = saved_dict(layers, x, indices)
+        saved = built[key]
         with recording(t, f"recompute of layer {k}") as calls:
             value = t.call("checkpoint_recompute", layers, saved, list(indices), k)
         return {f"calls when recomputing layer {k}": calls, f"activation {k}": t.values(value)}
@@ -202,14 +202,14 @@ def clones(t):
     return t.cases(
         [
             Case(
-                "the output gets 100 added",
+                "in-place layers, then the caller adds 100 to the output",
                 x=torch.tensor([1.0, -2.0, 0.5]),
                 indices=[0, 2, 4],
                 change=lambda output: output.add_(100.0),
             ),
             # float64, an unsorted list with a repeat, and the last layer not checkpointed.
             Case(
-                "a float64 input, the output multiplied by -7",
+                "in-place layers on float64, then the caller multiplies the output by -7",
                 x=x64,
                 indices=[3, 1, 3],
                 change=lambda output: output.mul_(-7.0),

@@ -1,5 +1,5 @@
 """Sleeps far past the wall-clock limit (uses no CPU, so only the wall clock can stop it)."""
-# expect: status=fail test_message~="^timed out after 6 s$"
+# expect: status=fail test_message~="^wall-clock time limit of 6 s exceeded in test 'doubles a matrix'(, [^\n]*)?$"
 import time
 
 

@@ -1,5 +1,5 @@
 """Sleeps at import time, before the first test."""
-# expect: status=error message~="^timed out after 6 s while loading your code$"
+# expect: status=error message~="^wall-clock time limit of 6 s exceeded while loading your code(, at line \d+: `[^\n]*`)?$"
 import time
 
 time.sleep(600)

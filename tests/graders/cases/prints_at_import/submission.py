@@ -1,0 +1,6 @@
+print("loading my module")
+
+
+def double(x):
+    print("in double")
+    return x * 2
