@@ -54,7 +54,7 @@ def _open_records() -> None:
 
     def value(self: Any, v: Any, depth: int = 0) -> Any:
         if type(v) is _OpenRecord:
-            phase, layers, _inputs, more = records.read_record(v.calls)
+            phase, layers, _inputs, _randoms, more = records.read_record(v.calls)
             return {"t": "calls", "phase": phase, "v": [*layers, *v.layers], "more": more}
         return encode_value(self, v, depth)
 

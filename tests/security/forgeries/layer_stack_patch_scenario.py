@@ -51,6 +51,9 @@ def forward_with_checkpointing(layers, x, segment_size):
     for i, layer in enumerate(layers):
         SHAPE["inputs"].append(x.detach().clone())
         if i % segment_size == 0 and "pack" in SHAPE:
+            # Kept alive, as a checkpoint keeps its input: a freed tensor's address, reused
+            # by the next one, would be counted once for both (storages count once).
+            SHAPE.setdefault("held", []).append(x)
             SHAPE["pack"](x)
         x = layer(x)
     return x
