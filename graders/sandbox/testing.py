@@ -662,7 +662,7 @@ def _code_memo() -> Callable[[Any], str | None]:
         if found is not None and found[0] is value:
             return found[1]
         code = argument_code(value)
-        if type(value) not in _SCALARS:
+        if not any(type(value) is s for s in _SCALARS):
             seen[id(value)] = (value, code)
         return code
 
@@ -681,15 +681,19 @@ def argument_code(value: Any) -> str | None:
 
 
 def _code(value: Any, depth: int) -> str | None:
+    # Only exact types, compared by identity, and only methods read from the class: an
+    # argument may be an object learner code has held (a module, or what it returned).
     t = type(value)
-    if t in _SCALARS:
+    if any(t is s for s in _SCALARS):
         return repr(value)
     if t is np.ndarray:
         if value.size > MAX_CODE_ELEMENTS or value.dtype.kind not in "biuf":
             return None
-        return f"np.array({value.tolist()!r}, dtype=np.{value.dtype.name})"
+        return f"np.array({np.ndarray.tolist(value)!r}, dtype=np.{value.dtype.name})"
     if torch is not None and t is torch.Tensor:
-        if value.numel() > MAX_CODE_ELEMENTS or value.is_sparse or value.device.type != "cpu":
+        if torch.Tensor.numel(value) > MAX_CODE_ELEMENTS:
+            return None
+        if value.is_sparse or value.device.type != "cpu":
             return None
         if value.dtype.is_complex or value.dtype == torch.bfloat16:
             return None
@@ -699,7 +703,7 @@ def _code(value: Any, depth: int) -> str | None:
     given = _code_given(value)
     if given is not None:
         return given
-    if torch is not None and isinstance(value, torch.nn.Module):
+    if torch is not None and issubclass(t, torch.nn.Module):
         return _module_code(value, depth)
     if depth >= 2:
         return None
@@ -721,22 +725,52 @@ _memo = _code_memo()
 
 
 def _module_code(module: Any, depth: int) -> str | None:
-    """A module of torch.nn as the call that builds it (``nn.Linear(in_features=4,
-    out_features=4, bias=True)``; its weights are drawn at random), a ModuleList or a
-    Sequential of such modules as a list of them; None for a module of another kind."""
+    """A module of torch.nn as the call that builds it (``nn.Linear(4, 4)``; its weights
+    are drawn at random), a ModuleList or a Sequential of such modules as a list of them;
+    None for a module of another kind.
+
+    Modules reach learner code as they are, and this runs after it: it calls no method of
+    the module and formats none of its attributes but plain ints, floats and bools read
+    from its ``__dict__``, and it knows a class only by identity (a swapped ``__class__``
+    or an ``extra_repr`` set on the instance must not run learner code here)."""
     kind = type(module)
-    if kind.__module__.split(".")[:2] != ["torch", "nn"] or depth > 3:
+    state = object.__getattribute__(module, "__dict__")
+    if type(state) is not dict or depth > 3:
         return None
-    name = kind.__name__
+    children = dict.get(state, "_modules")
+    if type(children) is not dict:
+        return None
     if kind is torch.nn.ModuleList or kind is torch.nn.Sequential:
-        items = [_module_code(m, depth + 1) for m in module]
+        items = [_module_code(m, depth + 1) for m in list(dict.values(children))]
         if any(i is None for i in items):
             return None
         inner = ", ".join(items)  # type: ignore[arg-type]
-        return f"nn.ModuleList([{inner}])" if kind is torch.nn.ModuleList else f"nn.{name}({inner})"
-    if len(module._modules):
-        return None  # a module of torch.nn built from others (a Transformer layer)
-    return f"nn.{name}({module.extra_repr()})"
+        return (
+            f"nn.ModuleList([{inner}])"
+            if kind is torch.nn.ModuleList
+            else f"nn.Sequential({inner})"
+        )
+    if children:
+        return None
+    if kind is torch.nn.Linear:
+        sizes = dict.get(state, "in_features"), dict.get(state, "out_features")
+        parameters = dict.get(state, "_parameters")
+        if not all(type(n) is int for n in sizes) or type(parameters) is not dict:
+            return None
+        bias = "" if dict.get(parameters, "bias") is not None else ", bias=False"
+        return f"nn.Linear({sizes[0]}, {sizes[1]}{bias})"
+    if kind is torch.nn.Dropout:
+        p = dict.get(state, "p")
+        return f"nn.Dropout({p!r})" if type(p) is float or type(p) is int else None
+    for plain in _PLAIN_MODULES:
+        if kind is plain:
+            return f"nn.{plain.__name__}()"
+    return None
+
+
+_PLAIN_MODULES = (
+    (torch.nn.Tanh, torch.nn.ReLU, torch.nn.Sigmoid, torch.nn.Identity) if torch is not None else ()
+)
 
 
 def describe_argument(value: Any) -> tuple[str, bool]:

@@ -494,9 +494,51 @@ def test_small_arrays_tensors_and_their_containers_are_written_out_as_code():
     )
     assert argument_code(np.zeros(25)) is None  # too large: its shape is named instead
     assert argument_code(nn.ModuleList([nn.Linear(2, 3), nn.Tanh()])) == (
-        "nn.ModuleList([nn.Linear(in_features=2, out_features=3, bias=True), nn.Tanh()])"
+        "nn.ModuleList([nn.Linear(2, 3), nn.Tanh()])"
+    )
+    assert argument_code(nn.Sequential(nn.Linear(2, 3, bias=False), nn.Dropout(0.5))) == (
+        "nn.Sequential(nn.Linear(2, 3, bias=False), nn.Dropout(0.5))"
     )
     layers = from_code("[lambda a: a * 2.0, np.tanh]", {"np": np})
     assert layers[0](np.array(1.5)) == 3.0  # the code shown is the code that runs
     assert argument_code(layers) == "[lambda a: a * 2.0, np.tanh]"
     assert argument_code([lambda a: a]) is None  # a function without code given
+
+
+def test_writing_arguments_out_runs_no_learner_code_left_on_them():
+    """Modules reach learner code as they are, and their code is written after it ran: a
+    method or attribute the learner set on one must not run in the harness (it would run
+    after the integrity check, before the observations are encoded)."""
+    import torch
+    from torch import nn
+
+    from graders.sandbox.testing import argument_code
+
+    ran = []
+
+    class Loud:
+        def __format__(self, spec):
+            ran.append("format")
+            return "4"
+
+        __repr__ = __str__ = lambda self: ran.append("repr") or "4"
+
+    linear = nn.Linear(2, 3)
+    linear.extra_repr = lambda: ran.append("extra_repr") or "x"
+    assert argument_code(nn.ModuleList([linear])) == "nn.ModuleList([nn.Linear(2, 3)])"
+    linear.in_features = Loud()
+    assert argument_code(nn.ModuleList([linear])) is None
+
+    class Disguised(nn.Module):  # a learner's module that claims to be torch's
+        __module__ = "torch.nn.modules.linear"
+
+        def extra_repr(self):
+            ran.append("disguised")
+            return "1, 1"
+
+    assert argument_code(nn.ModuleList([Disguised()])) is None
+    tensor = torch.zeros(2)
+    tensor.numel = lambda: ran.append("numel") or 1
+    tensor.tolist = lambda: ran.append("tolist") or [0]
+    assert argument_code(tensor) == "torch.tensor([0.0, 0.0], dtype=torch.float32)"
+    assert ran == []
