@@ -248,9 +248,21 @@ class CgroupTree:
         """Worker cgroups, and the processes and tasks (threads) in the tree now."""
         pids = self.roots["pids"]
         workers = [p for p in pids.iterdir() if p.is_dir()] if pids.is_dir() else []
-        processes = sum(len(_pids(p.parent)) for p in pids.rglob("cgroup.procs"))
-        tasks = int(_read(pids / "pids.current")) if (pids / "pids.current").exists() else 0
-        return {"workers": len(workers), "processes": processes, "tasks": tasks}
+        current = pids / "pids.current"
+
+        def tasks() -> int:
+            return int(_read(current)) if current.exists() else 0
+
+        # The processes are listed one cgroup at a time while jobs start and end: a count
+        # is kept only when the tree's task total was the same before and after it, so the
+        # figures describe one moment (a few tries, then the last reading).
+        for _ in range(20):
+            before = tasks()
+            processes = sum(len(_pids(p.parent)) for p in pids.rglob("cgroup.procs"))
+            after = tasks()
+            if before == after and processes <= after:
+                break
+        return {"workers": len(workers), "processes": processes, "tasks": after}
 
     def close(self) -> None:
         with self._lock:
