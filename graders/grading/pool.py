@@ -75,6 +75,7 @@ class WorkerProcess:
         self.busy = False  # running a job for the pool
         self.retired = False  # taken out of the pool; a replacement was started
         self._owes_exit = False
+        self._spare: _Spare | None = None  # the next spare child, taken between jobs
         self.tainted: str | None = None  # why the worker reported itself tainted
         self._stderr_thread: threading.Thread | None = None
 
@@ -120,6 +121,9 @@ class WorkerProcess:
 
     def stop(self) -> None:
         self.alive = False
+        if self._spare is not None:
+            self._spare.close()
+            self._spare = None
         for fd in self._fds:
             _close(fd)
         self._fds = []
@@ -183,49 +187,78 @@ class WorkerProcess:
     def run(self, job: Job, limits: JobLimits) -> JobOutcome:
         """Run a job; raise WorkerLost if the worker turns out dead before it started."""
         started = time.monotonic()
+        spare, self._spare = self._spare, None
         try:
-            if self._owes_exit:  # the previous child's exit report, left for later
-                self._expect_exit(started + KILL_GRACE)
-            spare, fds = self._receive(started + 30)
+            if spare is None:
+                spare = self._next_spare(started)
         except WorkerLost:
             self.alive = False
             raise
-        if spare.header.get("type") == FrameType.TAINTED:
-            # Something changed the worker's limits or scheduling, which every child would
-            # inherit (worker.check_untainted): it exits; the job goes to another worker.
-            reason = spare.header.get("reason")
-            self.tainted = reason[:2000] if isinstance(reason, str) else "no reason given"
-            self.alive = False
-            raise WorkerLost(self.describe_death())
-        if spare.header.get("type") != FrameType.SPARE or len(fds) != 2:
-            for fd in fds:
-                _close(fd)
-            self.alive = False
-            raise WorkerLost(f"{self.name}: protocol error, expected a spare child")
-        job_w, res_r = fds
         self.jobs += 1
-        child = spare.header.get("pid")
         try:
             if self.cgroup is not None:
-                self._enter_job_cgroup(child, limits)
-            outcome = _Exchange(self, job, limits, started, job_w, res_r, child).run()
+                self._enter_job_cgroup(spare, limits)
+            outcome = _Exchange(
+                self, job, limits, started, spare.job_w, spare.res_r, spare.pid
+            ).run()
         finally:
-            _close(job_w)
-            _close(res_r)
+            spare.close()
         if self.cgroup is not None:
             self._note_cgroup(outcome)
         return outcome
 
-    def _enter_job_cgroup(self, child: Any, limits: JobLimits) -> None:
+    def prepare(self) -> None:
+        """Between jobs, off every learner's path: the last child's exit report collected,
+        the job cgroup emptied of whatever the job left, and the next spare child taken,
+        so the next job starts at once. Raises WorkerLost."""
+        if self._spare is not None:
+            return
+        try:
+            spare = self._next_spare(time.monotonic())
+            if self.cgroup is not None:
+                self._empty_job_cgroup()
+                spare.emptied = True
+        except WorkerLost:
+            self.alive = False
+            raise
+        self._spare = spare
+
+    def _next_spare(self, started: float) -> _Spare:
+        """The worker's next spare child, after the last child's exit report."""
+        if self._owes_exit:  # the previous child's exit report, left for later
+            self._expect_exit(started + KILL_GRACE)
+        frame, fds = self._receive(started + 30)
+        if frame.header.get("type") == FrameType.TAINTED:
+            # Something changed the worker's limits or scheduling, which every child would
+            # inherit (worker.check_untainted): it exits; the job goes to another worker.
+            reason = frame.header.get("reason")
+            self.tainted = reason[:2000] if isinstance(reason, str) else "no reason given"
+            raise WorkerLost(self.describe_death())
+        if frame.header.get("type") != FrameType.SPARE or len(fds) != 2:
+            for fd in fds:
+                _close(fd)
+            raise WorkerLost(f"{self.name}: protocol error, expected a spare child")
+        return _Spare(frame.header.get("pid"), fds[0], fds[1])
+
+    def _enter_job_cgroup(self, spare: _Spare, limits: JobLimits) -> None:
         """Before the job is written: nothing of the last job is left in the job cgroup,
         and the spare child is in it, under this job's limits. A worker whose cgroup
         cannot be used is lost; the job goes to another worker."""
         assert self.cgroup is not None
+        if not spare.emptied:
+            self._empty_job_cgroup()
         try:
-            if not isinstance(child, int) or isinstance(child, bool):
-                raise CgroupError(0, f"the spare child's pid is {child!r}")
+            if not isinstance(spare.pid, int) or isinstance(spare.pid, bool):
+                raise CgroupError(0, f"the spare child's pid is {spare.pid!r}")
+            self.cgroup.start_job(spare.pid, limits.memory_bytes, limits.processes)
+        except CgroupError as exc:
+            self.alive = False
+            raise WorkerLost(f"{self.name}: its job cgroup cannot be used: {exc}") from None
+
+    def _empty_job_cgroup(self) -> None:
+        assert self.cgroup is not None
+        try:
             self.cgroup.empty_job()
-            self.cgroup.start_job(child, limits.memory_bytes, limits.processes)
         except CgroupError as exc:
             self.alive = False
             raise WorkerLost(f"{self.name}: its job cgroup cannot be used: {exc}") from None
@@ -249,6 +282,21 @@ class WorkerProcess:
             self.alive = False
             raise WorkerLost(f"{self.name}: protocol error, expected an exit report")
         return frame
+
+
+class _Spare:
+    """A spare child the worker handed over: its pid, its job and result pipes, and
+    whether the job cgroup was emptied since the last job (it waits in the warm one)."""
+
+    def __init__(self, pid: Any, job_w: int, res_r: int) -> None:
+        self.pid = pid
+        self.job_w = job_w
+        self.res_r = res_r
+        self.emptied = False
+
+    def close(self) -> None:
+        _close(self.job_w)
+        _close(self.res_r)
 
 
 class _Exchange:
@@ -475,7 +523,7 @@ class WorkerPool:
                 return
             self._all.add(worker)
             self.versions = worker.versions
-        self._idle.put(worker)
+        self._tidy(worker)
 
     @property
     def live_workers(self) -> int:
@@ -523,10 +571,35 @@ class WorkerPool:
             finally:
                 worker.busy = False
             if worker.alive and not self._closed:
-                self._idle.put(worker)
+                self._tidy(worker)
             else:
                 self._retire(worker)
             return outcome
+
+    def _tidy(self, worker: WorkerProcess) -> None:
+        """Give the worker back once it is ready for the next job (WorkerProcess.prepare),
+        which happens in the background: the job's answer does not wait for it."""
+        worker.busy = True
+
+        def tidy() -> None:
+            try:
+                worker.prepare()
+            except WorkerLost as exc:
+                log.warning("%s; it is replaced before it takes a job", exc)
+            except BaseException:
+                worker.alive = False
+                if not (self._closed or worker.retired):  # else stopped under it
+                    log.exception("%s: could not be made ready for its next job", worker.name)
+            finally:
+                worker.busy = False
+            if worker.alive and not self._closed:
+                self._idle.put(worker)
+            else:
+                self._retire(worker)
+
+        # A thread each: one worker slow to give its next spare child (up to 30 s, then
+        # it is lost) must hold no other worker out of the pool.
+        threading.Thread(target=tidy, name=f"{worker.name}-tidy", daemon=True).start()
 
     def _retire(self, worker: WorkerProcess) -> None:
         with self._lock:

@@ -52,6 +52,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from graders.sandbox.encode import WIRE_DTYPES
 from graders.sandbox.records import Calls, Kept
 
 try:
@@ -687,9 +688,10 @@ def _code(value: Any, depth: int) -> str | None:
     if any(t is s for s in _SCALARS):
         return repr(value)
     if t is np.ndarray:
-        if value.size > MAX_CODE_ELEMENTS or value.dtype.kind not in "biuf":
+        known = WIRE_DTYPES.get(value.dtype)
+        if value.size > MAX_CODE_ELEMENTS or known is None or value.dtype.kind not in "biuf":
             return None
-        return f"np.array({np.ndarray.tolist(value)!r}, dtype=np.{value.dtype.name})"
+        return f"np.array({np.ndarray.tolist(value)!r}, dtype=np.{known[0]})"
     if torch is not None and t is torch.Tensor:
         if torch.Tensor.numel(value) > MAX_CODE_ELEMENTS:
             return None

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -94,8 +95,11 @@ def test_emptying_a_job_cgroup_kills_what_is_left_and_gives_its_memory_back(
 
 
 def test_a_pool_empties_the_job_cgroup_before_each_job(tmp_path: Path) -> None:
-    """A process left in a worker's job cgroup is dead before the next job runs: the job
-    (in the process backend, where it sees this machine's processes) finds it a zombie."""
+    """A process left in a worker's job cgroup when a job ends is dead before the worker
+    takes the next job: that job (in the process backend, where it sees this machine's
+    processes) finds it a zombie. The pool empties the cgroup as soon as the job has
+    ended, in the background; the stray is put there at that moment, as if the job had
+    left it (a job's own processes are refused by seccomp)."""
     settings = make_settings(tmp_path / "var", TEST_EXERCISES, sandbox="process", workers=1)
     stray = subprocess.Popen(["sleep", "120"])
     code = (
@@ -104,17 +108,28 @@ def test_a_pool_empties_the_job_cgroup_before_each_job(tmp_path: Path) -> None:
         "    print('STATE', state)\n"
         "    return x * 2\n"
     )
+    passing = "def double(x):\n    return x * 2\n"
     try:
         with Grader(settings) as grader:
             assert grader.status.cgroups in ("v1", "v2"), grader.status
-            grader.grade(
-                grader.catalog.get("double"), "numpy", "def double(x):\n    return x * 2\n", "run"
-            )
+            grader.grade(grader.catalog.get("double"), "numpy", passing, "run")
             pool = grader.local.pool
             assert pool is not None
             (worker,) = pool._all
             assert worker.cgroup is not None
-            move(worker.cgroup, stray.pid)
+            cgroup = worker.cgroup
+            deadline = time.monotonic() + 30
+            while pool._idle.qsize() < 1:  # back in the pool: the job cgroup was emptied
+                assert time.monotonic() < deadline, "the worker never came back"
+                time.sleep(0.01)
+            prepare = worker.prepare
+
+            def left_by_the_job() -> None:
+                move(cgroup, stray.pid)
+                prepare()
+
+            worker.prepare = left_by_the_job  # type: ignore[method-assign]
+            grader.grade(grader.catalog.get("double"), "numpy", passing, "run")
             result = grader.grade(grader.catalog.get("double"), "numpy", code, "run")
         assert result.status == "pass", result
         assert "STATE Z" in result.tests[0].output, result.tests[0].output
