@@ -22,7 +22,7 @@ from typing import Any, Literal
 import numpy as np
 
 from graders.grading import layer_calls
-from graders.sandbox.wire import ArrayObs, CallsObs, ObjectObs, TensorObs
+from graders.sandbox.wire import WIRE_DTYPES, ArrayObs, CallsObs, ObjectObs, TensorObs
 
 Reveal = Literal["full", "summary", "none"]
 _KIND_NAMES = {
@@ -202,8 +202,8 @@ class _Comparer:
         exp_dtype: str | None = None,
         got_dtype: str | None = None,
     ) -> str | None:
-        exp_dtype = exp_dtype or exp.dtype.name
-        got_dtype = got_dtype or got.dtype.name
+        exp_dtype = exp_dtype or _dtype_name(exp.dtype)
+        got_dtype = got_dtype or _dtype_name(got.dtype)
         if exp.shape != got.shape:
             return f"{path}: shape differs — expected {_shape(exp.shape)}, got {_shape(got.shape)}"
         if self.tol.exact_dtype and exp_dtype != got_dtype:
@@ -352,3 +352,9 @@ def _sorted_keys(d: dict[Any, Any]) -> str:
     except TypeError:
         keys = list(d)
     return _clip("[" + ", ".join(repr(k) for k in keys) + "]")
+
+
+def _dtype_name(dtype: np.dtype[Any]) -> str:
+    """``dtype.name``, read from the wire's map (the attribute is computed in Python)."""
+    known = WIRE_DTYPES.get(dtype)
+    return dtype.name if known is None else known[0]

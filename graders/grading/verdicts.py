@@ -237,8 +237,6 @@ def _test_result(ctx: Context, frame: wire.Frame, pids_limited: bool = False) ->
             "number of milliseconds within the time limit)",
         )
     status = h.get("status")
-    calls, origins, failed = feedback.read_calls(h)
-    call = feedback.failed_call(calls, failed, ctx.parameters)
     if status == "ok":
         try:
             got = wire.decode_value(h.get("obs"), frame.body)
@@ -255,8 +253,12 @@ def _test_result(ctx: Context, frame: wire.Frame, pids_limited: bool = False) ->
         problems = differences(ctx.reference.observations[test_id], got, options.tolerance)
         if not problems:
             return TestResult(**common, status=Status.PASS, output=output)
+        # The calls are read only to explain a failure (some 100 a test on a sweep).
+        calls, origins, _ = feedback.read_calls(h)
         message = feedback.message(problems, calls, origins, ctx.parameters)
         return TestResult(**common, status=Status.FAIL, message=message, output=output)
+    calls, _, failed = feedback.read_calls(h)
+    call = feedback.failed_call(calls, failed, ctx.parameters)
     if status == "missing":
         return TestResult(
             **common,

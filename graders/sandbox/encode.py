@@ -12,13 +12,12 @@ included, are read through the builtin types' own methods.
 from __future__ import annotations
 
 import math
-import types
 from typing import Any
 
 import numpy as np
 
 from graders.sandbox.records import Calls, Kept, read_kept, read_record
-from graders.sandbox.wire import DTYPES, MAX_DEPTH, MAX_NODES, WireError
+from graders.sandbox.wire import MAX_DEPTH, MAX_NODES, WIRE_DTYPES, WireError
 
 try:  # the NumPy track's worker has torch too, but the format must not require it
     import torch
@@ -32,19 +31,6 @@ _nd_astype = np.ndarray.astype
 _ascontiguous = np.ascontiguousarray
 _isfinite = math.isfinite
 
-
-def _wire_dtypes() -> types.MappingProxyType[np.dtype[Any], tuple[str, np.dtype[Any]]]:
-    """Each dtype the wire carries, in either byte order: its name and little-endian form.
-    ``dtype.name`` is computed in Python on every read (about 5 µs), once per array."""
-    found: dict[np.dtype[Any], tuple[str, np.dtype[Any]]] = {}
-    for name in DTYPES:
-        little = np.dtype(name).newbyteorder("<")
-        for order in ("<", ">", "="):
-            found.setdefault(little.newbyteorder(order), (name, little))
-    return types.MappingProxyType(found)
-
-
-WIRE_DTYPES = _wire_dtypes()
 _REPR_LIMIT = 200
 # JSON bytes a node takes, at least (its punctuation), and a container's or array's tags.
 _NODE_TEXT = 4

@@ -52,8 +52,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from graders.sandbox.encode import WIRE_DTYPES
 from graders.sandbox.records import Calls, Kept
+from graders.sandbox.wire import WIRE_DTYPES
 
 try:
     import torch
