@@ -369,6 +369,19 @@ class WorkerCgroup:
         """Limit the job cgroup to this job's share and move the spare child into it.
 
         The cgroup is empty (:meth:`empty_job`), so every count starts from this job."""
+        self.limit_job(memory_bytes, tasks)
+        self.enter_job(sandbox_pid)
+
+    def enter_job(self, sandbox_pid: int) -> None:
+        """Move the spare child into the emptied job cgroup, before its job is written.
+        (A move can take milliseconds, the kernel's cgroup lock: a pool makes it between
+        jobs, and :meth:`limit_job` sets the job's own share when the job comes.)"""
+        pid = self.host_pid(sandbox_pid)
+        for folder in self.folders:
+            _write(folder / "job" / "cgroup.procs", str(pid))
+
+    def limit_job(self, memory_bytes: int, tasks: int) -> None:
+        """The job cgroup's limits for this job's share; its counts start from now."""
         memory = memory_bytes + JOB_MEMORY_MARGIN
         if self._limits != (memory, tasks):
             # The worker's whole: the job plus what the warm worker itself holds.
@@ -376,9 +389,6 @@ class WorkerCgroup:
             self._set_limits("job", memory, tasks)
             self._limits = (memory, tasks)
         self._counters = self._read_counters()
-        pid = self.host_pid(sandbox_pid)
-        for folder in self.folders:
-            _write(folder / "job" / "cgroup.procs", str(pid))
 
     def job_usage(self) -> JobUsage:
         """What the job's cgroup counted since :meth:`start_job`."""

@@ -209,15 +209,18 @@ class WorkerProcess:
 
     def prepare(self) -> None:
         """Between jobs, off every learner's path: the last child's exit report collected,
-        the job cgroup emptied of whatever the job left, and the next spare child taken,
-        so the next job starts at once. Raises WorkerLost."""
+        the job cgroup emptied of whatever the job left, and the next spare child taken
+        and moved into it, so the next job starts at once. Nothing of a job runs before
+        its job is written, when its own limits are set (_enter_job_cgroup). Raises
+        WorkerLost."""
         if self._spare is not None:
             return
         try:
             spare = self._next_spare(time.monotonic())
             if self.cgroup is not None:
-                self._empty_job_cgroup()
-                spare.emptied = True
+                self._cgroup_step(self.cgroup.empty_job)
+                self._cgroup_step(self.cgroup.enter_job, spare.pid)
+                spare.entered = True
         except WorkerLost:
             self.alive = False
             raise
@@ -234,31 +237,26 @@ class WorkerProcess:
             reason = frame.header.get("reason")
             self.tainted = reason[:2000] if isinstance(reason, str) else "no reason given"
             raise WorkerLost(self.describe_death())
-        if frame.header.get("type") != FrameType.SPARE or len(fds) != 2:
+        pid = frame.header.get("pid")
+        if frame.header.get("type") != FrameType.SPARE or len(fds) != 2 or type(pid) is not int:
             for fd in fds:
                 _close(fd)
             raise WorkerLost(f"{self.name}: protocol error, expected a spare child")
-        return _Spare(frame.header.get("pid"), fds[0], fds[1])
+        return _Spare(pid, fds[0], fds[1])
 
     def _enter_job_cgroup(self, spare: _Spare, limits: JobLimits) -> None:
         """Before the job is written: nothing of the last job is left in the job cgroup,
         and the spare child is in it, under this job's limits. A worker whose cgroup
         cannot be used is lost; the job goes to another worker."""
         assert self.cgroup is not None
-        if not spare.emptied:
-            self._empty_job_cgroup()
-        try:
-            if not isinstance(spare.pid, int) or isinstance(spare.pid, bool):
-                raise CgroupError(0, f"the spare child's pid is {spare.pid!r}")
-            self.cgroup.start_job(spare.pid, limits.memory_bytes, limits.processes)
-        except CgroupError as exc:
-            self.alive = False
-            raise WorkerLost(f"{self.name}: its job cgroup cannot be used: {exc}") from None
+        if not spare.entered:  # not prepared: all of it now
+            self._cgroup_step(self.cgroup.empty_job)
+            self._cgroup_step(self.cgroup.enter_job, spare.pid)
+        self._cgroup_step(self.cgroup.limit_job, limits.memory_bytes, limits.processes)
 
-    def _empty_job_cgroup(self) -> None:
-        assert self.cgroup is not None
+    def _cgroup_step(self, step: Callable[..., None], *args: Any) -> None:
         try:
-            self.cgroup.empty_job()
+            step(*args)
         except CgroupError as exc:
             self.alive = False
             raise WorkerLost(f"{self.name}: its job cgroup cannot be used: {exc}") from None
@@ -286,13 +284,13 @@ class WorkerProcess:
 
 class _Spare:
     """A spare child the worker handed over: its pid, its job and result pipes, and
-    whether the job cgroup was emptied since the last job (it waits in the warm one)."""
+    whether it was moved into the emptied job cgroup (else it waits in the warm one)."""
 
-    def __init__(self, pid: Any, job_w: int, res_r: int) -> None:
+    def __init__(self, pid: int, job_w: int, res_r: int) -> None:
         self.pid = pid
         self.job_w = job_w
         self.res_r = res_r
-        self.emptied = False
+        self.entered = False
 
     def close(self) -> None:
         _close(self.job_w)
