@@ -480,6 +480,11 @@ class WorkerPool:
         self._counter = 0
         self.versions: dict[str, str] = {}
         self._launcher = ThreadPoolExecutor(1, thread_name_prefix=f"{name}-launcher")
+        # Long-lived threads that make workers ready between jobs (WorkerProcess.prepare):
+        # starting a thread per job cost the request about 1 ms. Room for every worker and
+        # as many replacements, so one slow to give its next spare child (up to 30 s, then
+        # it is lost) holds no other out of the pool.
+        self._tidier = ThreadPoolExecutor(2 * size + 2, thread_name_prefix=f"{name}-tidy")
         threading.Thread(target=self._watch, name=f"{name}-watch", daemon=True).start()
 
     def start(self) -> None:
@@ -595,9 +600,11 @@ class WorkerPool:
             else:
                 self._retire(worker)
 
-        # A thread each: one worker slow to give its next spare child (up to 30 s, then
-        # it is lost) must hold no other worker out of the pool.
-        threading.Thread(target=tidy, name=f"{worker.name}-tidy", daemon=True).start()
+        try:
+            self._tidier.submit(tidy)
+        except RuntimeError:  # the pool is closing
+            worker.busy = False
+            self._retire(worker)
 
     def _retire(self, worker: WorkerProcess) -> None:
         with self._lock:
@@ -624,3 +631,4 @@ class WorkerPool:
         for worker in workers:
             worker.stop()
         self._launcher.shutdown(wait=False)
+        self._tidier.shutdown(wait=False)

@@ -79,7 +79,7 @@ def random_digest() -> int:
 def _recorder() -> tuple[
     Callable[[str], Calls],
     Callable[[Calls], None],
-    Callable[[int, Any, bool], None],
+    Callable[[int, Any, bool | None], None],
     Callable[[Calls], Record],
 ]:
     records: dict[int, tuple[str, list[int], list[int], list[int], list[int]]] = {}
@@ -97,11 +97,14 @@ def _recorder() -> tuple[
         if key in active:
             active.remove(key)
 
-    def note(index: int, given: Any = None, random: bool = False) -> None:
+    def note(index: int, given: Any = None, random: bool | None = None) -> None:
+        """A layer's call: ``random`` None for a function (no random state noted), True
+        for a module that may draw (the state's digest), False for one that never does
+        (0: its state cannot matter, and is not read)."""
         if not active:
             return
         seen = digest(given)
-        state = random_digest() if random else None
+        state = None if random is None else random_digest() if random else 0
         for key in active:
             _, layers, inputs, randoms, more = records[key]
             if len(layers) < MAX_CALLS:
