@@ -588,7 +588,8 @@ class WorkerPool:
             try:
                 worker.prepare()
             except WorkerLost as exc:
-                log.warning("%s; it is replaced before it takes a job", exc)
+                if not (self._closed or worker.retired):  # else stopped under it
+                    log.warning("%s; it is replaced before it takes a job", exc)
             except BaseException:
                 worker.alive = False
                 if not (self._closed or worker.retired):  # else stopped under it
