@@ -219,7 +219,6 @@ def nearest_checkpoint(t):
         "only layer 0": [0],
         "layers 0 and 5": [0, 5],
         "only the last layer": [7],
-        "only layer 3": [3],
     }
     return recompute_cases(t, x, [(a, MIXED_FNS, c, not_in(c)) for a, c in lists.items()])
 
@@ -251,7 +250,6 @@ def unsorted_and_repeated(t):
         t,
         x,
         [
-            ("no checkpoint", MIXED_FNS, [], every),
             ("an unsorted list", MIXED_FNS, [4, 1], every),
             ("an unsorted list of three", MIXED_FNS, [6, 0, 3], every),
             ("a repeated index", MIXED_FNS, [5, 2, 5], every),
