@@ -14,7 +14,8 @@ from collections.abc import Iterable
 
 LEARNER_COOKIE = "drill_learner"
 INSTRUCTOR_COOKIE = "drill_instructor"
-OWN_COOKIES = (LEARNER_COOKIE, INSTRUCTOR_COOKIE)
+SESSION_COOKIE = "drill_session"  # a signed-in account (app/accounts.py)
+OWN_COOKIES = (LEARNER_COOKIE, INSTRUCTOR_COOKIE, SESSION_COOKIE)
 # What Drill writes in its cookies (URL-safe tokens, "<expiry>.<hex HMAC>"): never quoted.
 _PLAIN = re.compile(r"[A-Za-z0-9._-]{1,256}")
 

@@ -6,6 +6,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from app.accounts import Account, Accounts
+from app.courses import Courses
 from app.instructor_service import InstructorService
 from app.proxies import _address, _networks, _trusted
 from app.service import Service
@@ -25,6 +27,22 @@ def get_learner(request: Request) -> str:
     """The anonymous learner id, from the cookie the middleware manages."""
     learner: str = request.scope["state"]["learner"]
     return learner
+
+
+def get_account(request: Request) -> Account | None:
+    """The signed-in account (app/middleware.py resolved the session), or None."""
+    account: Account | None = request.scope["state"].get("account")
+    return account
+
+
+def get_accounts(request: Request) -> Accounts:
+    accounts: Accounts = request.app.state.accounts
+    return accounts
+
+
+def get_courses(request: Request) -> Courses:
+    courses: Courses = request.app.state.courses
+    return courses
 
 
 def get_client(request: Request) -> str:
@@ -51,7 +69,18 @@ def get_client(request: Request) -> str:
     return str(chain[0])  # every hop is ours: the first one is where it started
 
 
+def get_meter(request: Request) -> str:
+    """Who the rate limits and fair-share caps count: a signed-in account (so a classroom
+    behind one address gets the configured rate per student), else the client's address."""
+    account = get_account(request)
+    return f"account:{account.id}" if account is not None else get_client(request)
+
+
 ServiceDep = Annotated[Service, Depends(get_service)]
 InstructorDep = Annotated[InstructorService, Depends(get_instructor)]
 LearnerDep = Annotated[str, Depends(get_learner)]
 ClientDep = Annotated[str, Depends(get_client)]
+MeterDep = Annotated[str, Depends(get_meter)]
+AccountDep = Annotated[Account | None, Depends(get_account)]
+AccountsDep = Annotated[Accounts, Depends(get_accounts)]
+CoursesDep = Annotated[Courses, Depends(get_courses)]

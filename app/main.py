@@ -14,10 +14,14 @@ from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
 from app import errors
+from app.accounts import Accounts
+from app.courses import Courses
 from app.instructor_service import InstructorService
 from app.middleware import SecurityMiddleware
 from app.retention import OutputRetention
 from app.routers import (
+    account,
+    courses,
     drafts,
     exercises,
     health,
@@ -78,6 +82,8 @@ def create_app(
         service = Service(settings, grader, store)
         app.state.service = service
         app.state.instructor = InstructorService(service)
+        app.state.accounts = Accounts(store)
+        app.state.courses = Courses(store)
         await run_in_threadpool(service.note_versions)  # when each version went live
         threading.Thread(target=service.warm_references, daemon=True).start()
         watcher = watch_catalog(grader) if settings.reload else None  # instructors' edits
@@ -120,6 +126,8 @@ def create_app(
     ):
         app.include_router(router)
     app.include_router(pages.router)
+    app.include_router(account.router)
+    app.include_router(courses.router)
     for router in (instructor_api.router, instructor_login.router, instructor_pages.router):
         app.include_router(router)
     STATIC.mkdir(exist_ok=True)

@@ -5,6 +5,9 @@ A pure ASGI middleware (no per-request task or body copy beyond what it must che
 - a fresh CSP nonce per request (``scope["state"]["csp_nonce"]``), used by the page for
   the editor's injected styles; no inline scripts are ever allowed;
 - an anonymous learner id in an HttpOnly cookie, created on the first visit;
+- the signed-in account, if the request carries a live session (the ``drill_session``
+  cookie, or the ``X-Drill-Session`` header a page launched from an LMS sends): then the
+  learner is the account's (``scope["state"]["account"]``), whatever the cookie says;
 - bodies over the cap are refused with 413 before any of them reaches the app, and
   oversized Cookie or header sections with 431 before anything parses them.
 """
@@ -17,14 +20,23 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.cookies import LEARNER_COOKIE, cookie_values, oversized, own_cookies_only
+from app.cookies import (
+    LEARNER_COOKIE,
+    SESSION_COOKIE,
+    cookie_values,
+    oversized,
+    own_cookies_only,
+)
 from app.cross_site import cross_site_reason, json_body_reason
 from app.proxies import forwarded_https
 
 _LEARNER = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+_SESSION = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
+SESSION_HEADER = b"x-drill-session"
 _DOCS = ("/docs", "/redoc")
 
 PAGE_CSP = (
@@ -39,6 +51,18 @@ DOCS_CSP = (
     "font-src https://fonts.gstatic.com; img-src 'self' data: https://fastapi.tiangolo.com; "
     "worker-src blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 )
+
+
+def _session_token(headers: list[tuple[bytes, bytes]]) -> str | None:
+    """A session token from the header (a launched page) or else the cookie."""
+    for name, value in headers:
+        if name == SESSION_HEADER:
+            text = value.decode("latin-1")
+            return text if _SESSION.match(text) else None
+    for cookie in cookie_values(headers, SESSION_COOKIE):
+        if _SESSION.match(cookie):
+            return cookie
+    return None
 
 
 def _learner_from(headers: list[tuple[bytes, bytes]]) -> str | None:
@@ -79,6 +103,14 @@ class SecurityMiddleware:
         learner = _learner_from(scope["headers"])
         new_learner = learner is None
         state["learner"] = learner or secrets.token_urlsafe(24)
+        state["account"] = None
+        token = _session_token(scope["headers"])
+        accounts = getattr(scope["app"].state, "accounts", None) if "app" in scope else None
+        if token is not None and accounts is not None:
+            account = await run_in_threadpool(accounts.session_account, token)
+            if account is not None:
+                state["account"], state["session"] = account, token
+                state["learner"] = account.learner
         path: str = scope["path"]
 
         async def send_with_headers(message: Message) -> None:

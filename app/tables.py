@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -287,3 +288,179 @@ def write_submissions(connection: Connection, rows: Sequence[dict[str, Any]]) ->
     tests = [t for row in rows for t in tests_of(row)]
     if tests:
         connection.execute(_INSERT_TESTS, tests)
+
+
+# --- identity, courses and the LMS (app/accounts.py, app/courses.py, app/lti/) ---
+
+
+class AccountRow(Base):
+    """Someone who signs in: with a name and password, or through an LMS (LTI), or both.
+    ``learner`` is the id their submissions and drafts are stored under, the same kind of
+    id an anonymous learner's cookie holds: signing in merges that one into this one."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    learner: Mapped[str] = mapped_column(String(64), unique=True)
+    # Lowercased for lookups; None for an account that only ever came from an LMS.
+    username: Mapped[str | None] = mapped_column(String(64), unique=True)
+    display_name: Mapped[str] = mapped_column(String(100))
+    email: Mapped[str | None] = mapped_column(String(254))
+    password_hash: Mapped[str | None] = mapped_column(String(255))  # argon2id, or None
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SessionRow(Base):
+    """A signed-in browser (the ``drill_session`` cookie) or an LMS launch (a token the
+    launched page sends in a header: no cookie reaches an iframe whose third-party
+    cookies are blocked). Only a hash of the token is kept."""
+
+    __tablename__ = "sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    kind: Mapped[str] = mapped_column(String(8))  # "cookie" or "launch"
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class CourseRow(Base):
+    __tablename__ = "courses"
+    __table_args__ = (Index("ix_courses_lti_context", "lti_issuer", "lti_context", unique=True),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    title: Mapped[str] = mapped_column(String(200))
+    join_code: Mapped[str] = mapped_column(String(16), unique=True)
+    # Whether a Submit that passes after its assignment's deadline counts toward the grade.
+    late_counts: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # A course made by an LMS launch: the platform's issuer and its context (course) id.
+    lti_issuer: Mapped[str | None] = mapped_column(String(255))
+    lti_context: Mapped[str | None] = mapped_column(String(255))
+    # The LMS's roster (NRPS) and line items (AGS), from the newest launch that named them.
+    lti_registration: Mapped[str | None] = mapped_column(String(32))
+    lti_memberships_url: Mapped[str | None] = mapped_column(Text)
+    lti_lineitems_url: Mapped[str | None] = mapped_column(Text)
+
+
+class MemberRow(Base):
+    __tablename__ = "course_members"
+
+    course_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("courses.id", ondelete="CASCADE"), primary_key=True
+    )
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    role: Mapped[str] = mapped_column(String(16))  # instructor, assistant or learner
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    source: Mapped[str] = mapped_column(String(8))  # "owner", "code", "lti" or "roster"
+
+
+class AssignmentRow(Base):
+    __tablename__ = "assignments"
+    __table_args__ = (
+        Index("ix_assignments_course_task", "course_id", "exercise", "track", unique=True),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    course_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("courses.id", ondelete="CASCADE"), index=True
+    )
+    exercise: Mapped[str] = mapped_column(String(100))
+    track: Mapped[str] = mapped_column(String(16))
+    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    position: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # The LMS's gradebook column for it (AGS line item URL), once known.
+    lti_lineitem: Mapped[str | None] = mapped_column(Text)
+    lti_resource_link: Mapped[str | None] = mapped_column(String(255))
+
+
+class LtiRegistrationRow(Base):
+    """A platform (an LMS) that may launch Drill: registered by hand or dynamically."""
+
+    __tablename__ = "lti_registrations"
+    __table_args__ = (Index("ix_lti_registrations_client", "issuer", "client_id", unique=True),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    issuer: Mapped[str] = mapped_column(String(255))
+    client_id: Mapped[str] = mapped_column(String(255))
+    deployment_ids: Mapped[list[str]] = mapped_column(JSONType)
+    auth_login_url: Mapped[str] = mapped_column(Text)
+    auth_token_url: Mapped[str] = mapped_column(Text)
+    key_set_url: Mapped[str] = mapped_column(Text)
+    auth_token_audience: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LtiKeyRow(Base):
+    """The tool's own signing key (a private JWK), shared by every web node."""
+
+    __tablename__ = "lti_keys"
+
+    kid: Mapped[str] = mapped_column(String(64), primary_key=True)
+    private_jwk: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LtiStateRow(Base):
+    """An OIDC login in progress: ``state`` and ``nonce`` the launch must bring back.
+    Kept here, not in a cookie, since an iframe's cookies may be blocked."""
+
+    __tablename__ = "lti_states"
+
+    state: Mapped[str] = mapped_column(String(64), primary_key=True)
+    nonce: Mapped[str] = mapped_column(String(64))
+    registration_id: Mapped[str] = mapped_column(String(32))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class LtiNonceRow(Base):
+    """Nonces of accepted launches, until they expire: a replayed launch is refused."""
+
+    __tablename__ = "lti_nonces"
+
+    nonce: Mapped[str] = mapped_column(String(128), primary_key=True)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class LtiUserRow(Base):
+    """An LMS user (issuer and ``sub``) and the Drill account they are."""
+
+    __tablename__ = "lti_users"
+
+    issuer: Mapped[str] = mapped_column(String(255), primary_key=True)
+    subject: Mapped[str] = mapped_column(String(255), primary_key=True)
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+
+
+class ScoreOutboxRow(Base):
+    """A score to send to an LMS's gradebook (AGS), kept until the platform took it: a
+    platform that is down is retried later, and a restart loses nothing. One row per
+    (assignment, account): a newer score replaces one not yet sent."""
+
+    __tablename__ = "score_outbox"
+    __table_args__ = (
+        Index("ix_score_outbox_task", "assignment_id", "account_id", unique=True),
+        Index("ix_score_outbox_due", "sent_at", "next_attempt_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    assignment_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("assignments.id", ondelete="CASCADE")
+    )
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.id", ondelete="CASCADE")
+    )
+    score: Mapped[float] = mapped_column(Float)
+    submission_id: Mapped[str | None] = mapped_column(String(32))
+    scored_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    last_error: Mapped[str | None] = mapped_column(Text)

@@ -4,7 +4,7 @@ from typing import Any
 
 from fastapi import APIRouter, Path
 
-from app.deps import ClientDep, LearnerDep, ServiceDep
+from app.deps import LearnerDep, MeterDep, ServiceDep
 from app.schemas import Draft, DraftIn
 
 router = APIRouter(prefix="/api/drafts", tags=["drafts"])
@@ -25,7 +25,7 @@ async def put_draft(
     body: DraftIn,
     service: ServiceDep,
     learner: LearnerDep,
-    client: ClientDep,
+    client: MeterDep,
     slug: str = SlugPath,
     track: str = TrackPath,
 ) -> Any:

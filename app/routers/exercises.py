@@ -8,7 +8,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from app.deps import LearnerDep, ServiceDep, get_client, get_learner
+from app.deps import LearnerDep, ServiceDep, get_learner, get_meter
 from app.schemas import (
     ExerciseDetail,
     ExerciseSummary,
@@ -88,7 +88,7 @@ async def submit(request: Request, slug: str = SlugPath) -> Any:
         raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in errors]) from None
     service: Service = request.app.state.service
     stored = await service.submit(
-        get_learner(request), get_client(request), slug, body.track, body.code, body.mode
+        get_learner(request), get_meter(request), slug, body.track, body.code, body.mode
     )
     # Already in the result's shape (store.save_submission built it from the model).
     return JSONResponse(stored)

@@ -22,6 +22,7 @@ def render(request: Request, name: str, status_code: int = 200, **context: Any) 
         "csp_nonce": request.scope["state"]["csp_nonce"],
         "sandbox_warning": app.state.service.status.warning,
         "static_version": app.state.static_version,
+        "account": request.scope["state"].get("account"),
     }
     response: HTMLResponse = app.state.templates.TemplateResponse(
         request, name, {**base, **context}, status_code=status_code

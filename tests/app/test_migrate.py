@@ -38,6 +38,17 @@ TABLES = {
     "reference_cache",
     "exercise_versions",
     "regrade_runs",
+    "accounts",
+    "sessions",
+    "courses",
+    "course_members",
+    "assignments",
+    "lti_registrations",
+    "lti_keys",
+    "lti_states",
+    "lti_nonces",
+    "lti_users",
+    "score_outbox",
 }
 # What Base.metadata.create_all made before there were migrations (sqlite_master of a
 # database the earlier code created).
