@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import NoReturn
 
 from sqlalchemy import delete, func, insert, select, update
@@ -340,6 +340,8 @@ class Courses:
         """Add an exercise's track to the course (the same one again: its deadline changes)."""
         if deadline is not None and deadline.tzinfo is None:
             raise CourseError("A deadline needs a time zone.")
+        if deadline is not None:
+            deadline = deadline.astimezone(UTC)  # SQLite keeps the clock time, not the offset
         with database_errors(), self.store.engine.begin() as connection:
             existing = connection.execute(
                 select(AssignmentRow.id).where(

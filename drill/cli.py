@@ -8,8 +8,10 @@ import sys
 
 from drill.commands import (
     Command,
+    course,
     db,
     grade,
+    learner,
     listing,
     new,
     preview,
@@ -48,6 +50,8 @@ COMMANDS: tuple[Command, ...] = (
     worker.COMMAND,
     serve.COMMAND,
     db.COMMAND,
+    course.COMMAND,
+    learner.COMMAND,
 )
 
 
