@@ -117,10 +117,16 @@ class SecurityMiddleware:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
                 csp = DOCS_CSP if path.startswith(_DOCS) else PAGE_CSP.format(nonce=nonce)
+                # A page launched from an LMS may be framed by that LMS only (the route
+                # names its origin); every other page by nobody.
+                framers = state.get("frame_ancestors")
+                if framers:
+                    csp = csp.replace("frame-ancestors 'none'", "frame-ancestors " + framers)
                 headers["Content-Security-Policy"] = csp
                 headers["X-Content-Type-Options"] = "nosniff"
                 headers["Referrer-Policy"] = "same-origin"
-                headers["X-Frame-Options"] = "DENY"
+                if not framers:
+                    headers["X-Frame-Options"] = "DENY"
                 if path.startswith("/api/"):
                     headers["Cache-Control"] = "no-store"
                 if new_learner:

@@ -21,6 +21,14 @@ export function errorMessage(body, status) {
   return `The server answered ${status}.`;
 }
 
+// A page launched from an LMS inside an iframe may get no cookies (third-party cookies
+// blocked): it carries its session in page data and sends it with every call instead.
+let sessionToken = null;
+
+export function setSessionToken(token) {
+  sessionToken = typeof token === "string" && token ? token : null;
+}
+
 export async function request(method, url, body, options = {}) {
   const init = {
     method,
@@ -29,6 +37,7 @@ export async function request(method, url, body, options = {}) {
     keepalive: Boolean(options.keepalive),
     signal: options.signal,
   };
+  if (sessionToken) init.headers["X-Drill-Session"] = sessionToken;
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);

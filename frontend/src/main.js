@@ -2,6 +2,7 @@
 // exercise). Bundled by esbuild into static/build/app.js; without that bundle the browser
 // loads these same modules unbundled (loader.js).
 
+import { setSessionToken } from "./api.js";
 import { initExercisePage } from "./page.js";
 
 const IS_MAC = /Mac|iPhone|iPad|iPod/.test(
@@ -27,6 +28,7 @@ function readPageData() {
 function start() {
   showShortcutKeys();
   const data = readPageData();
+  if (data && data.session) setSessionToken(data.session);
   if (data && data.slug && data.tracks) {
     const page = initExercisePage(data);
     if (page) window.DrillPage = page;

@@ -175,3 +175,18 @@ describe("solvedBy", () => {
     assert.equal(solvedBy([submit("b", "fail", "a"), submit("a", "pass"), submit("c", "pass")]), true);
   });
 });
+
+test("a launched page sends its session in a header, and only once it has one", async () => {
+  const { request, setSessionToken } = await import("../../frontend/src/api.js");
+  const seen = [];
+  const fetch = async (url, init) => {
+    seen.push(init.headers["X-Drill-Session"]);
+    return { ok: true, status: 200, headers: { get: () => null }, json: async () => ({}) };
+  };
+  await request("GET", "/api/progress", undefined, { fetch });
+  setSessionToken("tok_abcdefghijklmnopqrstuvwxyz0123456789");
+  await request("POST", "/api/x", { a: 1 }, { fetch });
+  setSessionToken(null);
+  await request("GET", "/api/progress", undefined, { fetch });
+  assert.deepEqual(seen, [undefined, "tok_abcdefghijklmnopqrstuvwxyz0123456789", undefined]);
+});
