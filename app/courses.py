@@ -305,6 +305,16 @@ class Courses:
                 for a, m in session.execute(query)
             ]
 
+    def set_role(self, course_id: str, account_id: str, role: str) -> None:
+        if role not in ROLES:
+            raise CourseError(f"Unknown role “{role}”: one of {', '.join(ROLES)}.")
+        with database_errors(), self.store.engine.begin() as connection:
+            connection.execute(
+                update(MemberRow)
+                .where(MemberRow.course_id == course_id, MemberRow.account_id == account_id)
+                .values(role=role)
+            )
+
     def remove_member(self, course_id: str, account_id: str) -> None:
         with database_errors(), self.store.engine.begin() as connection:
             connection.execute(

@@ -161,10 +161,12 @@ async def _course_view(
         (e.slug, e.meta.title, [(t, TRACK_LABELS.get(t, t)) for t in e.tracks])
         for e in service.exercises()
     ]
+    roster = await run_in_threadpool(courses.members, course.id) if role in STAFF else []
     return _page(
         request,
         "course.html",
         status_code,
+        roster=roster,
         course=course,
         role=role,
         staff=role in STAFF,
@@ -222,6 +224,33 @@ async def course_settings(
     fields = await form_fields(request)
     await run_in_threadpool(courses.set_late_counts, course_id, fields.get("late_counts") == "on")
     return RedirectResponse(f"/courses/{course_id}", status_code=303)
+
+
+@router.post("/{course_id}/members/{account_id}")
+async def member_role(
+    request: Request, course_id: str, account_id: str, account: AccountDep, courses: CoursesDep
+) -> Response:
+    """An instructor changes a member's role, or removes them (role "remove")."""
+    found = await _member(request, courses, account, course_id, staff=True)
+    if isinstance(found, Response):
+        return found
+    if found[1] != "instructor" or account is None or account_id == account.id:
+        return _page(
+            request,
+            "error.html",
+            403,
+            title="Not allowed",
+            message="Only an instructor changes roles, and not their own.",
+        )
+    role = (await form_fields(request)).get("role", "")
+    if role == "remove":
+        await run_in_threadpool(courses.remove_member, course_id, account_id)
+    else:
+        try:
+            await run_in_threadpool(courses.set_role, course_id, account_id, role)
+        except CourseError as exc:
+            return _page(request, "error.html", 422, title="Not changed", message=str(exc))
+    return RedirectResponse(f"/courses/{course_id}#roster-heading", status_code=303)
 
 
 @router.get("/{course_id}/gradebook", response_class=HTMLResponse)

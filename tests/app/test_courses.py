@@ -271,3 +271,26 @@ def test_a_sign_in_link_goes_back_to_this_site_only(app_client: TestClient) -> N
             follow_redirects=False,
         )
         assert answer.headers["location"] == expected, target
+
+
+def test_an_instructor_makes_a_member_an_assistant_who_then_sees_the_gradebook(
+    app_client: TestClient,
+) -> None:
+    sign_up(app_client, "lead")
+    course = create_course(app_client, "Roles")
+    code = join_code(app_client, course)
+    helper = TestClient(app_client.app)
+    sign_up(helper, "assist", "Teaching Assistant")
+    helper.post("/courses/join", data={"code": code})
+    assert helper.get(f"/courses/{course}/gradebook").status_code == 404
+    ta = app_client.app.state.accounts.by_username("assist")
+    answer = app_client.post(
+        f"/courses/{course}/members/{ta.id}", data={"role": "assistant"}, follow_redirects=False
+    )
+    assert answer.status_code == 303
+    assert helper.get(f"/courses/{course}/gradebook").status_code == 200
+    # An assistant does not change roles.
+    lead = app_client.app.state.accounts.by_username("lead")
+    answer = helper.post(f"/courses/{course}/members/{lead.id}", data={"role": "learner"})
+    assert answer.status_code == 403
+    assert "Roles" in app_client.get(f"/courses/{course}").text
