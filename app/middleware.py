@@ -102,7 +102,10 @@ class SecurityMiddleware:
         state["csp_nonce"] = nonce
         learner = _learner_from(scope["headers"])
         new_learner = learner is None
-        state["learner"] = learner or secrets.token_urlsafe(24)
+        # The browser's anonymous id: kept apart, since a signed-in request's learner is
+        # the account's, which must never be written into the anonymous cookie.
+        anonymous = learner or secrets.token_urlsafe(24)
+        state["learner"] = state["anonymous"] = anonymous
         state["account"] = None
         token = _session_token(scope["headers"])
         accounts = getattr(scope["app"].state, "accounts", None) if "app" in scope else None
@@ -133,7 +136,7 @@ class SecurityMiddleware:
                     secure = "; Secure" if _https(scope, self.trusted_proxies) else ""
                     headers.append(
                         "Set-Cookie",
-                        f"{LEARNER_COOKIE}={state['learner']}; Path=/; Max-Age=31536000; "
+                        f"{LEARNER_COOKIE}={anonymous}; Path=/; Max-Age=31536000; "
                         f"HttpOnly; SameSite=Lax{secure}",
                     )
             await send(message)
