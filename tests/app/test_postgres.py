@@ -137,3 +137,37 @@ def test_the_service_stores_in_postgresql(client: TestClient, pg_url: str) -> No
     with store.engine.connect() as connection:
         kind = connection.execute(text("SELECT pg_typeof(result)::text FROM submissions LIMIT 1"))
         assert kind.scalar_one() == "jsonb"
+
+
+COURSE_TESTS = [
+    "test_an_anonymous_learners_work_comes_into_the_account_signed_up",
+    "test_a_course_with_a_deadline_marks_a_late_solve_and_the_gradebook_says_so",
+    "test_rate_limits_count_each_signed_in_account_apart",
+    "test_deleting_an_account_deletes_what_it_holds",
+]
+
+
+@pytest.mark.parametrize("name", COURSE_TESTS)
+def test_accounts_and_courses_on_postgresql(
+    name: str, pg_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The accounts and courses tests of SQLite, run again on a PostgreSQL database."""
+    from tests.app import test_courses
+    from tests.fakes import ReferenceOnlyBackend
+
+    tmp = tmp_path_factory.mktemp("pg-courses")
+    test = getattr(test_courses, name)
+    if name == "test_rate_limits_count_each_signed_in_account_apart":
+        real = client_for
+
+        def on_postgres(*args: object, **kwargs: object) -> TestClient:
+            return real(*args, **{**kwargs, "db": pg_url})  # type: ignore[arg-type]
+
+        original, test_courses.client_for = test_courses.client_for, on_postgres
+        try:
+            test(tmp)  # its client_for is this one: the database buckets count per account
+        finally:
+            test_courses.client_for = original
+        return
+    with client_for(tmp, backend=ReferenceOnlyBackend(), db=pg_url) as client:
+        test(client)
