@@ -14,7 +14,13 @@ from starlette.concurrency import run_in_threadpool
 
 from app import exports, regrade, stats
 from app.errors import NotFound
-from app.schemas import ExerciseReport, RecentSubmission, TrackCounts, VersionInfo
+from app.schemas import (
+    ExerciseLearners,
+    ExerciseOverview,
+    ExerciseReport,
+    RecentSubmission,
+    VersionInfo,
+)
 from app.service import Service
 from app.store import Store
 from graders.errors import DrillError
@@ -48,15 +54,19 @@ class InstructorService:
         problem = self.grader.catalog_problem
         return str(problem) if problem else None
 
-    async def overview(self) -> dict[tuple[str, str], TrackCounts]:
-        """Per (exercise, track): Submits, passes and learners."""
-        return await run_in_threadpool(stats.overview, self.store)
+    async def overview(self) -> dict[str, ExerciseOverview]:
+        """Per exercise and per track: Submits (each once, by its newest grading, whichever
+        version graded it), passes, N of M learners, and how many Submits are graded
+        against another version than the current one only."""
+        current = {exercise.slug: exercise.version for exercise in self.exercises()}
+        return await run_in_threadpool(stats.overview_report, self.store, current)
 
     async def report(
         self, exercise: Exercise, chosen: str | None
-    ) -> tuple[ExerciseReport, list[VersionInfo]]:
+    ) -> tuple[ExerciseReport, list[VersionInfo], ExerciseLearners]:
         """The report of the chosen version (``current``, ``all``, a hash or a prefix
-        that names one version) and the list of versions. NotFound: no such version."""
+        that names one version), the list of versions and N of M learners of the same
+        Submits. NotFound: no such version."""
         return await run_in_threadpool(self._report_and_versions, exercise, chosen)
 
     async def recent(self, slug: str, learner: str | None) -> list[RecentSubmission]:
@@ -104,7 +114,7 @@ class InstructorService:
 
     def _report_and_versions(
         self, exercise: Exercise, chosen: str | None
-    ) -> tuple[ExerciseReport, list[VersionInfo]]:
+    ) -> tuple[ExerciseReport, list[VersionInfo], ExerciseLearners]:
         version = _version(exercise, chosen)
         self.service.note_versions()  # a reload's new version gets its time when first seen
         versions = stats.exercise_versions(self.store, exercise.slug)
@@ -119,7 +129,8 @@ class InstructorService:
         report = stats.exercise_report(
             self.store, exercise.slug, self._test_names(exercise), version=version
         )
-        return report, versions
+        learners = stats.learner_counts(self.store, exercise.slug, version)
+        return report, versions, learners
 
 
 def _version(exercise: Exercise, chosen: str | None) -> str | None:

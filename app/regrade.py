@@ -4,9 +4,9 @@ An instructor who fixes a test regrades the submissions made before the fix. Eac
 regraded submission gets a *new* row: the same learner and code, the current exercise
 version, the new verdict, ``regrade_of`` naming the row it replaces and ``regrade_run``
 the run; the old row stays as it was (history is kept). Only a submission's newest
-grading counts for a learner's progress; the dashboard's statistics of the current
-version include the regrades. A run is resumable: a row already regraded against the
-current version is not regraded again, and the store keeps one regrade per row.
+grading counts, for a learner's progress as on the dashboard (app.stats): a regrade
+replaces a grading, it adds no Submit. A run is resumable: a row already regraded against
+the current version is not regraded again, and the store keeps one regrade per row.
 """
 
 from __future__ import annotations
@@ -50,11 +50,41 @@ class Stored:
     result: dict[str, Any]
 
 
+ABSENT = "absent"  # test_changes' "was" of a test the old result did not have
+NOT_RUN = Status.NOT_RUN.value
+
+
+def failing(status: str) -> bool:
+    """Whether a test's status is a failure as the statistics count one: it ran and did not
+    pass (fail, error). A test that did not run, or did not exist, is no failure."""
+    return status not in (PASS, NOT_RUN, ABSENT)
+
+
 @dataclass
 class TestTally:
+    """How one test's verdict changed, in how many regraded Submits. ``to_pass`` and
+    ``to_fail`` are what an instructor reads as "now pass" and "now fail"; a test new to a
+    Submit (its old result did not have it) counts in ``new`` and, if it fails there, in
+    ``to_fail`` too: the failures a new test finds are the news of a regrade."""
+
     name: str
-    to_pass: int = 0  # submissions in which this test now passes and did not
-    to_fail: int = 0  # submissions in which it passed and now does not
+    to_pass: int = 0  # passes now; existed before and did not pass (failed, or did not run)
+    to_fail: int = 0  # fails now (ran, did not pass); did not before (passed, not run, new)
+    stopped: int = 0  # passed before; did not run now (an earlier test ended the run)
+    new: int = 0  # Submits whose old result did not have this test
+    new_pass: int = 0  # of those, the ones it passes now (neither now pass nor now fail)
+    new_fail: int = 0  # of those, the ones it fails now (counted in to_fail as well)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "to_pass": self.to_pass,
+            "to_fail": self.to_fail,
+            "stopped": self.stopped,
+            "new": self.new,
+            "new_pass": self.new_pass,
+            "new_fail": self.new_fail,
+        }
 
 
 @dataclass
@@ -76,10 +106,7 @@ class Summary:
             "to_fail": self.to_fail,
             "other": self.other,
             "tests": {
-                track: {
-                    test_id: {"name": t.name, "to_pass": t.to_pass, "to_fail": t.to_fail}
-                    for test_id, t in tests.items()
-                }
+                track: {test_id: t.as_dict() for test_id, t in tests.items()}
                 for track, tests in self.tests.items()
             },
         }
@@ -172,7 +199,7 @@ def test_changes(old: dict[str, Any], new: GradeResult) -> list[dict[str, Any]]:
                 before[key] = str(test.get("status"))
     changes = []
     for test in new.tests:
-        was = before.get(test.id or "", before.get(test.name, "absent"))
+        was = before.get(test.id or "", before.get(test.name, ABSENT))
         if was != test.status.value:
             changes.append({"id": test.id, "name": test.name, "was": was, "now": test.status.value})
     return changes
@@ -192,9 +219,16 @@ def _tally(summary: Summary, item: Regraded) -> None:
     for change in item.changes:
         tests = summary.tests.setdefault(item.old.track, {})
         tally = tests.setdefault(change["id"] or change["name"], TestTally(change["name"]))
-        if change["now"] == PASS:
+        was, now_ = change["was"], change["now"]
+        if was == ABSENT:  # a test new to this Submit: whatever it says now is news
+            tally.new += 1
+            tally.new_pass += now_ == PASS
+            tally.new_fail += failing(now_)
+        elif now_ == PASS:
             tally.to_pass += 1
-        elif change["was"] == PASS:
+        elif was == PASS and now_ == NOT_RUN:
+            tally.stopped += 1
+        if failing(now_) and not failing(was):
             tally.to_fail += 1
 
 

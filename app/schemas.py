@@ -205,9 +205,24 @@ class TestStats(BaseModel):
     )
 
 
+# What the dashboard and the API count: each Submit a learner sent once, by its newest
+# grading (a regrade, app.regrade, stores a new grading that replaces the old one: it adds
+# no Submit). A Run, which only tries the examples, is never counted.
+SUBMITS_COUNTED = (
+    "Submits, each counted once by its newest grading (a regrade replaces a grading, it "
+    "adds no Submit); Runs are not counted"
+)
+PASSED_COUNTED = "Of those Submits, how many passed (by their newest grading)"
+LEARNERS_COUNTED = "Distinct learners who made at least one of the Submits counted"
+SOLVED_COUNTED = (
+    "Of those learners, how many solved it: the newest grading of at least one of their "
+    "Submits passes (as the learner's own solved mark says)"
+)
+
+
 class TrackStats(BaseModel):
-    submissions: int
-    passed: int
+    submissions: int = Field(description=SUBMITS_COUNTED)
+    passed: int = Field(description=PASSED_COUNTED)
     tests: list[TestStats]
     blamed_elsewhere: dict[str, int] = Field(
         default_factory=dict,
@@ -246,15 +261,49 @@ class VersionInfo(BaseModel):
     version: str
     number: int = Field(description="v1, v2, ...: the versions in the order they went live")
     went_live_at: str
-    submissions: int = Field(description="Its Submits, regrades included")
+    submissions: int = Field(
+        description="The Submits whose newest grading is against this version (each Submit "
+        "counts in one version only: the versions' numbers add up to every version's)"
+    )
+    regraded: int = Field(
+        0,
+        description="Gradings against this version that a regrade has since replaced (their "
+        "Submits count in the version they were regraded against)",
+    )
+
+
+class LearnerCounts(BaseModel):
+    """How many learners solved it ("N of M"): ``solved`` (N) of ``learners`` (M)."""
+
+    learners: int = Field(0, description=LEARNERS_COUNTED)
+    solved: int = Field(0, description=SOLVED_COUNTED)
+
+
+class ExerciseLearners(LearnerCounts):
+    """N of M learners for a whole exercise (a learner of both tracks counts once), and for
+    each track."""
+
+    tracks: dict[str, LearnerCounts] = Field(default_factory=dict)
+
+
+class TrackReport(TrackStats):
+    """A track's numbers in the API: its Submits and tests, and how many learners solved it."""
+
+    learners: int = Field(0, description=LEARNERS_COUNTED)
+    solved: int = Field(0, description=SOLVED_COUNTED)
 
 
 class ExerciseStats(BaseModel):
     slug: str
-    version: str | None = Field(description="The version counted; null: every version")
+    version: str | None = Field(
+        description="The version counted (the Submits whose newest grading is against it); "
+        "null: every version"
+    )
     current_version: str
     versions: list[VersionInfo]
-    tracks: dict[str, TrackStats]
+    learners: int = Field(0, description=f"{LEARNERS_COUNTED}, in any track")
+    solved: int = Field(0, description=f"{SOLVED_COUNTED}, in any track")
+    tracks: dict[str, TrackReport]
 
 
 class RecentSubmission(BaseModel):
@@ -273,8 +322,29 @@ class RecentSubmission(BaseModel):
 
 
 class TrackCounts(BaseModel):
-    """One exercise track's Submits on the overview: how many, passed, learners."""
+    """One exercise track's Submits on the overview: how many, passed, learners (each
+    Submit once, by its newest grading, whichever version graded it)."""
 
-    submissions: int = 0
-    passed: int = 0
-    learners: int = 0
+    submissions: int = Field(0, description=SUBMITS_COUNTED)
+    passed: int = Field(0, description=PASSED_COUNTED)
+    learners: int = Field(0, description=LEARNERS_COUNTED)
+
+
+class TrackOverview(TrackCounts):
+    """A track's row of the overview: its counts, how many learners solved it, and how many
+    of its Submits are graded against another version than the current one only."""
+
+    solved: int = Field(0, description=SOLVED_COUNTED)
+    elsewhere: int = Field(
+        0,
+        description="Of the Submits counted, those whose newest grading is against another "
+        "version than the current one (not regraded against it)",
+    )
+
+
+class ExerciseOverview(BaseModel):
+    """An exercise on the overview: N of M learners in any track, and each track's row."""
+
+    learners: int = Field(0, description=f"{LEARNERS_COUNTED}, in any track")
+    solved: int = Field(0, description=f"{SOLVED_COUNTED}, in any track")
+    tracks: dict[str, TrackOverview] = Field(default_factory=dict)

@@ -1,7 +1,12 @@
 """Statistics for the instructor dashboard: GROUP BY queries on the submission store.
 
 Only Submit rows (``mode == "submit"``) count: Run only tries the visible examples, so it
-says nothing about the hidden tests. Per-test numbers are aggregated by the database from
+says nothing about the hidden tests. Each Submit counts once, by its newest grading: a
+regrade (app.regrade) stores a new grading of the same code that replaces the old one
+(``regrade_of``), and the old row is left out (app.store.not_superseded), so a regrade
+never adds a Submit, here as in a learner's progress. A version's numbers are those of the
+Submits whose newest grading is against it: the versions' numbers add up to every
+version's. Per-test numbers are aggregated by the database from
 ``submission_tests``, one row per test of each stored result (see app.tables), so a page
 costs a few grouped queries, not a read of every stored result. The queries are portable
 SQL: SQLite and PostgreSQL give the same answers. Every function is blocking: the routes
@@ -16,22 +21,34 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import and_, case, func, select
 from sqlalchemy.engine import Connection
+from sqlalchemy.orm import aliased
 
 from app.schemas import (
     CommonFailure,
+    ExerciseLearners,
     ExerciseNumbers,
+    ExerciseOverview,
     ExerciseReport,
+    LearnerCounts,
     RecentSubmission,
     TestStats,
     TrackCounts,
+    TrackOverview,
     TrackStats,
     VersionInfo,
 )
-from app.store import Store, database_errors
+from app.store import Store, database_errors, not_superseded
 from app.tables import MESSAGE_CHARS as MESSAGE_CHARS  # the clip of stored failure messages
-from app.tables import NOT_LEARNERS, ExerciseVersionRow, SubmissionRow, SubmissionTestRow, clip
+from app.tables import (
+    NOT_LEARNERS,
+    ExerciseVersionRow,
+    RegradeRunRow,
+    SubmissionRow,
+    SubmissionTestRow,
+    clip,
+)
 
 SUBMIT = "submit"
 TOP_FAILURES = 10
@@ -63,7 +80,46 @@ def _submits_of(slug: str, table: Any = S, version: str | None = None) -> tuple[
     return where if version is None else (*where, table.exercise_version == version)
 
 
-def _track_counts(connection: Connection, slug: str, version: str | None) -> list[Any]:
+def _regraded(connection: Connection, slug: str | None = None) -> bool:
+    """Whether the exercise (any exercise, if None) was ever regraded: only then can a
+    Submit have more than one grading. A regrade's rows are written under a run that is
+    recorded first (app.regrade), so the small table of runs answers it; without a run,
+    the newest-grading filter, a look-up per row, is skipped (it would keep every row)."""
+    query = select(RegradeRunRow.id).limit(1)
+    if slug is not None:
+        query = query.where(RegradeRunRow.exercise == slug)
+    return connection.execute(query).first() is not None
+
+
+def _newest(table: Any, regraded: bool) -> tuple[Any, ...]:
+    """Where-clauses that keep each Submit's newest grading: its rows (``submissions``) or
+    its tests' rows (``submission_tests``) that no regrade replaced."""
+    if not regraded:
+        return ()
+    if table is S:
+        return (not_superseded(),)
+    newer = aliased(S)
+    return (~select(newer.id).where(newer.regrade_of == table.submission_id).exists(),)
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """The rows a report counts: an exercise's Submits (of one version, if given), each by
+    its newest grading."""
+
+    slug: str
+    version: str | None
+    regraded: bool
+
+    def submits(self, table: Any = S) -> tuple[Any, ...]:
+        return (*_submits_of(self.slug, table, self.version), *_newest(table, self.regraded))
+
+
+def _scope(connection: Connection, slug: str, version: str | None) -> _Scope:
+    return _Scope(slug, version, _regraded(connection, slug))
+
+
+def _track_counts(connection: Connection, scope: _Scope) -> list[Any]:
     """(track, submissions, passed) of the exercise, the first track submitted to first."""
     query = (
         select(
@@ -71,14 +127,35 @@ def _track_counts(connection: Connection, slug: str, version: str | None) -> lis
             func.count(),
             func.sum(case((S.status == "pass", 1), else_=0)),
         )
-        .where(*_submits_of(slug, S, version))
+        .where(*scope.submits())
         .group_by(S.track)
         .order_by(func.min(S.created_at))
     )
     return list(connection.execute(query).all())
 
 
-def _test_counts(connection: Connection, slug: str, version: str | None) -> list[Any]:
+def _distinct_learners() -> tuple[Any, Any]:
+    """(learners, solved) as aggregates: the distinct learners of the rows, and those of
+    them with a passing row (with the newest-grading filter: a passing newest grading)."""
+    return (
+        func.count(S.learner.distinct()),
+        func.count(case((S.status == "pass", S.learner)).distinct()),
+    )
+
+
+def _learners(connection: Connection, scope: _Scope) -> ExerciseLearners:
+    """N of M learners of the exercise, in any track and in each."""
+    per_track = select(S.track, *_distinct_learners()).where(*scope.submits()).group_by(S.track)
+    whole = select(*_distinct_learners()).where(*scope.submits())
+    tracks = {
+        track: LearnerCounts(learners=int(learners), solved=int(solved))
+        for track, learners, solved in connection.execute(per_track)
+    }
+    learners, solved = connection.execute(whole).one()
+    return ExerciseLearners(learners=int(learners), solved=int(solved), tracks=tracks)
+
+
+def _test_counts(connection: Connection, scope: _Scope) -> list[Any]:
     """(track, test id, test name, runs, failures, not run), in the order results list
     the tests. A test that never started (an earlier one ended the job) is neither a run
     nor a failure of its own; it is counted apart."""
@@ -91,7 +168,7 @@ def _test_counts(connection: Connection, slug: str, version: str | None) -> list
             func.sum(case((T.status.not_in(("pass", NOT_RUN)), 1), else_=0)),
             func.sum(case((T.status == NOT_RUN, 1), else_=0)),
         )
-        .where(*_submits_of(slug, T, version), T.test.is_not(None))
+        .where(*scope.submits(T), T.test.is_not(None))
         .group_by(T.track, T.test_id, T.test)
         # Not by first appearance (min of id): the index that answers this query has no
         # id, and a position is as good a guide to where a retired test belongs.
@@ -100,20 +177,18 @@ def _test_counts(connection: Connection, slug: str, version: str | None) -> list
     return list(connection.execute(query).all())
 
 
-def _blamed_elsewhere(connection: Connection, slug: str, version: str | None) -> list[Any]:
+def _blamed_elsewhere(connection: Connection, scope: _Scope) -> list[Any]:
     """(track, test id, test, blame, count) of the failures not due to the learner's code
     (read through their partial index; ``test`` is None for a whole run's error)."""
     query = (
         select(T.track, T.test_id, T.test, T.blame, func.count())
-        .where(*_submits_of(slug, T, version), NOT_LEARNERS)
+        .where(*scope.submits(T), NOT_LEARNERS)
         .group_by(T.track, T.test_id, T.test, T.blame)
     )
     return list(connection.execute(query).all())
 
 
-def _top_failures(
-    connection: Connection, slug: str, track: str, top: int, version: str | None
-) -> list[Any]:
+def _top_failures(connection: Connection, scope: _Scope, track: str, top: int) -> list[Any]:
     """(test id, test, message, count) of a track's ``top`` most frequent failures, most frequent
     first; among equal counts, the one stored first comes first. One query per track:
     each reads its track's failures through a partial index and keeps only the top ones
@@ -121,7 +196,7 @@ def _top_failures(
     once with a window function (100,000 submissions, PostgreSQL)."""
     query = (
         select(T.test_id, T.test, T.message, func.count())
-        .where(*_submits_of(slug, T, version), T.track == track, T.status != "pass")
+        .where(*scope.submits(T), T.track == track, T.status != "pass")
         .where(T.status != NOT_RUN)  # not a failure: the failure is the test that stopped
         .group_by(T.test_id, T.test, T.message)
         .order_by(func.count().desc(), func.min(T.id))
@@ -175,12 +250,13 @@ def _report(
     if ``top`` is not None, each track's most common failures; of one exercise
     ``version`` if given, else of every version."""
     with database_errors(), store.engine.connect() as connection:
-        counts = _track_counts(connection, slug, version)
-        tests = _test_counts(connection, slug, version) if with_tests else []
-        elsewhere = _blamed_elsewhere(connection, slug, version) if with_tests else []
+        scope = _scope(connection, slug, version)
+        counts = _track_counts(connection, scope)
+        tests = _test_counts(connection, scope) if with_tests else []
+        elsewhere = _blamed_elsewhere(connection, scope) if with_tests else []
         failures = {}
         if top is not None:  # only tracks with Submits can have failures
-            failures = {t: _top_failures(connection, slug, t, top, version) for t, _, _ in counts}
+            failures = {t: _top_failures(connection, scope, t, top) for t, _, _ in counts}
 
     # Every track of the exercise, even without submissions; then any track it no longer
     # has that was submitted to, in the order of its first Submit. Tests are keyed by id
@@ -277,7 +353,7 @@ def exercise_stats(
     store: Store, slug: str, track_tests: TrackTests, version: str | None = None
 ) -> ExerciseNumbers:
     """Per track, submissions, passes and each test's id, name, runs, failures and not_run
-    (``runs``: the Submits that ran the test;
+    (each Submit once, by its newest grading; ``runs``: the Submits that ran the test;
     ``not_run``: those that ended before it started), of one exercise ``version`` or of
     all; ``track_tests`` maps each track of the exercise to its hidden tests' (id, name)
     in order (tests seen only in older results follow, in the order results list them).
@@ -298,25 +374,41 @@ def common_failures(
     return _report(store, slug, track_tests, top, with_tests=False, version=version).failures
 
 
+def learner_counts(store: Store, slug: str, version: str | None = None) -> ExerciseLearners:
+    """How many learners solved the exercise, of how many who tried it ("N of M"), in any
+    track and in each: ``learners`` made a Submit (counted as the report counts them: of
+    one exercise ``version`` if given), ``solved`` of them have a Submit whose newest
+    grading passes. A learner of both tracks counts once for the exercise."""
+    with database_errors(), store.engine.connect() as connection:
+        return _learners(connection, _scope(connection, slug, version))
+
+
 def exercise_versions(store: Store, slug: str) -> list[VersionInfo]:
     """The versions of an exercise known to the store, oldest first (``number`` counts
-    from 1; ``submissions``: its Submits, regrades included)."""
+    from 1; ``submissions``: the Submits whose newest grading is against it, so that each
+    Submit counts in one version; ``regraded``: its gradings a regrade replaced since)."""
     versions = select(V.version, V.went_live_at).where(V.exercise == slug)
-    counts = (
-        select(S.exercise_version, func.count())
-        .where(*_submits_of(slug))
-        .group_by(S.exercise_version)
-    )
     with database_errors(), store.engine.connect() as connection:
+        newest = _newest(S, _regraded(connection, slug))
+        counted = case((newest[0], 1), else_=0) if newest else 1
+        counts = (
+            select(S.exercise_version, func.count(), func.sum(counted))
+            .where(*_submits_of(slug))
+            .group_by(S.exercise_version)
+        )
         live = {v: as_utc(at) for v, at in connection.execute(versions)}
-        submitted = {v: int(n) for v, n in connection.execute(counts)}
+        # version -> (its Submits by their newest grading, its gradings replaced since)
+        submitted = {
+            v: (int(c or 0), int(n) - int(c or 0)) for v, n, c in connection.execute(counts)
+        }
     known = sorted(live, key=lambda v: (live[v], v))
     return [
         VersionInfo(
             version=version,
             went_live_at=live[version].isoformat(),
             number=number,
-            submissions=submitted.get(version, 0),
+            submissions=submitted.get(version, (0, 0))[0],
+            regraded=submitted.get(version, (0, 0))[1],
         )
         for number, version in enumerate(known, start=1)
     ]
@@ -380,24 +472,74 @@ def recent_submissions(
     ]
 
 
-def overview(store: Store) -> dict[tuple[str, str], TrackCounts]:
-    """Per (exercise, track): Submit count, how many passed, and distinct learners."""
-    query = (
-        select(
-            SubmissionRow.exercise,
-            SubmissionRow.track,
-            func.count(),
-            func.sum(case((SubmissionRow.status == "pass", 1), else_=0)),
-            func.count(SubmissionRow.learner.distinct()),
+def overview_report(
+    store: Store, current: Mapping[str, str] | None = None
+) -> dict[str, ExerciseOverview]:
+    """Per exercise: N of M learners in any track, and per track its Submits, passes, N of
+    M learners and (given each exercise's ``current`` version) how many Submits are graded
+    against another version only. Each Submit counts once, by its newest grading, whichever
+    version graded it: what the exercise's page shows for "every version"."""
+    current = current or {}
+    # A Submit whose newest grading is against another version than its exercise's current.
+    elsewhere: Any = 0
+    if current:
+        elsewhere = case(
+            *(
+                (and_(S.exercise == slug, S.exercise_version != version), 1)
+                for slug, version in current.items()
+            ),
+            else_=0,
         )
-        .where(SubmissionRow.mode == SUBMIT)
-        .group_by(SubmissionRow.exercise, SubmissionRow.track)
-    )
     with database_errors(), store.engine.connect() as connection:
-        rows = connection.execute(query).all()
+        submits = (S.mode == SUBMIT, *_newest(S, _regraded(connection)))
+        per_track = (
+            select(
+                S.exercise,
+                S.track,
+                func.count(),
+                func.sum(case((S.status == "pass", 1), else_=0)),
+                *_distinct_learners(),
+                func.sum(elsewhere),
+            )
+            .where(*submits)
+            .group_by(S.exercise, S.track)
+        )
+        found: dict[str, ExerciseOverview] = {}
+        for exercise, track, number, passed, learners, solved, older in connection.execute(
+            per_track
+        ):
+            found.setdefault(exercise, ExerciseOverview()).tracks[track] = TrackOverview(
+                submissions=int(number),
+                passed=int(passed or 0),
+                learners=int(learners),
+                solved=int(solved),
+                elsewhere=int(older or 0),
+            )
+        # A learner of two tracks is one learner of the exercise: only an exercise with
+        # Submits in more than one track needs a count of its own.
+        several = sorted(slug for slug, numbers in found.items() if len(numbers.tracks) > 1)
+        per_exercise = (
+            select(S.exercise, *_distinct_learners())
+            .where(*submits, S.exercise.in_(several))
+            .group_by(S.exercise)
+        )
+        for numbers in found.values():
+            if len(numbers.tracks) == 1:
+                (only,) = numbers.tracks.values()
+                numbers.learners, numbers.solved = only.learners, only.solved
+        if several:
+            for exercise, learners, solved in connection.execute(per_exercise):
+                found[exercise].learners, found[exercise].solved = int(learners), int(solved)
+    return found
+
+
+def overview(store: Store) -> dict[tuple[str, str], TrackCounts]:
+    """Per (exercise, track): Submits (each once, by its newest grading), how many passed,
+    and distinct learners."""
     return {
         (exercise, track): TrackCounts(
-            submissions=int(count), passed=int(passed or 0), learners=int(learners)
+            submissions=row.submissions, passed=row.passed, learners=row.learners
         )
-        for exercise, track, count, passed, learners in rows
+        for exercise, numbers in overview_report(store).items()
+        for track, row in numbers.tracks.items()
     }

@@ -14,7 +14,7 @@ from app import exports
 from app.deps import InstructorDep
 from app.instructor_auth import require_instructor
 from app.routers.instructor_login import NO_STORE
-from app.schemas import ExerciseStats
+from app.schemas import ExerciseStats, LearnerCounts, TrackReport
 
 SlugPath = Path(max_length=100, pattern=r"^[a-z0-9-]+$")
 # The exports' optional filter: one exercise's submissions.
@@ -44,19 +44,31 @@ router = APIRouter(
 async def exercise_stats(
     instructor: InstructorDep, slug: str = SlugPath, version: VersionQuery = None
 ) -> ExerciseStats:
-    """Submit rows only, of one exercise version (the current one by default): per track,
-    submissions, passes and each hidden test's runs and failures (a failure is a test
-    that ran and did not pass; one that never started, as an earlier test ended the run,
-    is counted in ``not_run``). Tests are keyed by id, so a renamed test keeps its
-    numbers; ``versions`` says when each version went live."""
+    """Submits only (a Run is not counted), each once, by its newest grading (a regrade
+    replaces a grading, it adds no Submit), of one exercise version (the current one by
+    default: the Submits whose newest grading is against it) or of every version: per
+    track, submissions, passes, how many learners solved it of how many who tried
+    (``solved`` of ``learners``, also for the whole exercise) and each hidden test's runs
+    and failures (a failure is a test that ran and did not pass; one that never started,
+    as an earlier test ended the run, is counted in ``not_run``). Tests are keyed by id, so
+    a renamed test keeps its numbers; ``versions`` says when each version went live and
+    how many Submits it counts. The dashboard's pages show the same numbers."""
     exercise = instructor.exercise(slug)  # UnknownExercise -> 404
-    report, versions = await instructor.report(exercise, version)
+    report, versions, learners = await instructor.report(exercise, version)
     return ExerciseStats(
         slug=report.stats.slug,
         version=report.stats.version,
         current_version=exercise.version,
         versions=versions,
-        tracks=report.stats.tracks,
+        learners=learners.learners,
+        solved=learners.solved,
+        tracks={
+            name: TrackReport(
+                **numbers.model_dump(),
+                **learners.tracks.get(name, LearnerCounts()).model_dump(),
+            )
+            for name, numbers in report.stats.tracks.items()
+        },
     )
 
 

@@ -7,7 +7,7 @@ Submits. Each page passes ``instructor_login.guard`` first; its numbers come fro
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -18,7 +18,14 @@ from app.rendering import highlight_python
 from app.routers.instructor_api import VersionQuery
 from app.routers.instructor_login import guard, page
 from app.routers.pages import TRACK_LABELS
-from app.schemas import RecentSubmission, TestStats, TrackCounts, VersionInfo
+from app.schemas import (
+    ExerciseOverview,
+    LearnerCounts,
+    RecentSubmission,
+    TestStats,
+    TrackOverview,
+    VersionInfo,
+)
 from graders.errors import UnknownExercise
 from graders.grading.catalog import Exercise
 
@@ -38,33 +45,59 @@ def _rate(passed: int, submissions: int) -> dict[str, Any]:
     return {"percent": percent, "label": f"{percent}%"}
 
 
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+class _LearnerNumbers(Protocol):
+    learners: int
+    solved: int
+
+
+def _solved(counts: _LearnerNumbers) -> dict[str, Any]:
+    """How many learners solved it of how many tried ("N of M"), as the pages show it."""
+    learners, solved = counts.learners, counts.solved
+    label = f"{solved} of {_plural(learners, 'learner')}" if learners else "no learner yet"
+    return {"learners": learners, "solved": solved, "label": label}
+
+
 @router.get("", response_class=HTMLResponse)
 async def dashboard(request: Request, instructor: InstructorDep) -> Response:
     if (refused := guard(request)) is not None:
         return refused
     counts = await instructor.overview()
     rows = []
-    totals = {"submissions": 0, "passed": 0}
+    totals = {"submissions": 0, "passed": 0, "elsewhere": 0}
     for exercise in instructor.exercises():
+        numbers = counts.get(exercise.slug, ExerciseOverview())
         tracks = []
         for track in exercise.tracks:
-            numbers = counts.get((exercise.slug, track), TrackCounts())
-            totals["submissions"] += numbers.submissions
-            totals["passed"] += numbers.passed
+            row = numbers.tracks.get(track, TrackOverview())
+            totals["submissions"] += row.submissions
+            totals["passed"] += row.passed
+            totals["elsewhere"] += row.elsewhere
             tracks.append(
                 {
                     "name": track,
                     "label": TRACK_LABELS.get(track, track),
-                    **numbers.model_dump(),
-                    "rate": _rate(numbers.passed, numbers.submissions),
+                    **row.model_dump(),
+                    "solved_by": _solved(row),
+                    "rate": _rate(row.passed, row.submissions),
                 }
             )
+        elsewhere = sum(t["elsewhere"] for t in tracks)
         rows.append(
             {
                 "slug": exercise.slug,
                 "title": exercise.meta.title,
                 "section": exercise.meta.section,
                 "tracks": tracks,
+                "solved_by": _solved(numbers),
+                "elsewhere": elsewhere,
+                "elsewhere_label": f"{_plural(elsewhere, 'Submit')} graded only against "
+                "another version than the current one (not regraded)"
+                if elsewhere
+                else None,
             }
         )
     return page(
@@ -158,6 +191,26 @@ def _recent(recent: list[RecentSubmission]) -> list[dict[str, Any]]:
     ]
 
 
+def _regrade_notes(tally: dict[str, Any]) -> str | None:
+    """What a regrade's row of a test says besides now pass and now fail (None: nothing):
+    where the test was new, and where it passed before and did not run now. A run stored
+    before these were counted has neither."""
+    notes = []
+    new = int(tally.get("new") or 0)
+    if new:
+        new_pass, new_fail = int(tally.get("new_pass") or 0), int(tally.get("new_fail") or 0)
+        note = f"new test in {_plural(new, 'Submit')}: passes in {new_pass}, fails in {new_fail}"
+        if new - new_pass - new_fail:
+            note += f", did not run in {new - new_pass - new_fail}"
+        notes.append(note + " (its failures are counted in now fail)")
+    stopped = int(tally.get("stopped") or 0)
+    if stopped:
+        notes.append(
+            f"passed in {stopped} before and did not run now (an earlier test ended the run)"
+        )
+    return "; ".join(notes) if notes else None
+
+
 def _regrades(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The exercise's regrade runs for the page, newest first."""
     shown = []
@@ -171,6 +224,7 @@ def _regrades(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                         "track_label": TRACK_LABELS.get(track, track),
                         "id": test_id,
                         **tally,
+                        "notes": _regrade_notes(tally),
                     }
                 )
         shown.append(
@@ -198,11 +252,65 @@ def _version_choice(
             "label": f"v{v.number} ({v.version[:8]}), live since "
             f"{v.went_live_at[:16].replace('T', ' ')} UTC"
             + (" (current)" if v.version == exercise.version else ""),
+            "counted": _plural(v.submissions, "Submit")
+            + (f" ({v.regraded} regraded since)" if v.regraded else ""),
         }
         for v in versions
     ]
     selected = "all" if chosen == "all" else (chosen or exercise.version)
-    return {"versions": labelled, "selected": selected, "current": exercise.version}
+    return {
+        "versions": labelled,
+        "selected": selected,
+        "current": exercise.version,
+        "counting": _counting(versions, exercise, None if selected == "all" else selected),
+    }
+
+
+def _counting(versions: list[VersionInfo], exercise: Exercise, shown: str | None) -> str:
+    """What the page's numbers count, in words: which Submits, by which grading, of which
+    version(s), and the Submits of the exercise the chosen version leaves out."""
+    total = sum(v.submissions for v in versions)
+    if shown is None:
+        span = f"v1 to v{len(versions)}" if len(versions) > 1 else "v1"
+        return (
+            "Counting each Submit once, by its newest grading, whichever version graded it "
+            f"({span}): {_plural(total, 'Submit')}."
+        )
+    version = next((v for v in versions if v.version == shown), None)
+    if version is None:  # not known to the store yet: nothing graded against it
+        return f"Counting each Submit once, by its newest grading: none against {shown[:8]} yet."
+    current = version.version == exercise.version
+    name = f"v{version.number} ({version.version[:8]})" + (
+        ", the current version" if current else ""
+    )
+    text = (
+        f"Counting each Submit once, by its newest grading, against {name}: "
+        f"{_plural(version.submissions, 'Submit')}."
+    )
+    others = total - version.submissions
+    if others:
+        one = others == 1
+        them = "it" if one else "them"
+        if current:
+            text += (
+                f" {others} more {'Submit is' if one else 'Submits are'} graded only against "
+                f"another version, not regraded against this one (drill regrade "
+                f"{exercise.slug} would regrade {them})"
+            )
+        else:
+            text += (
+                f" {others} more {'Submit has its' if one else 'Submits have their'} newest "
+                "grading against another version"
+            )
+        text += f": “every version” counts {them}."
+    if version.regraded:
+        one = version.regraded == 1
+        text += (
+            f" v{version.number} also graded {_plural(version.regraded, 'Submit')} that "
+            f"{'was' if one else 'were'} regraded since, against another version: "
+            f"{'it counts' if one else 'they count'} there."
+        )
+    return text
 
 
 @router.get("/exercises/{slug}", response_class=HTMLResponse)
@@ -226,7 +334,7 @@ async def exercise_dashboard(
             message=f"There is no exercise named “{slug}”.",
         )
     try:
-        report, versions = await instructor.report(exercise, version)
+        report, versions, learners = await instructor.report(exercise, version)
     except NotFound as exc:
         return page(
             request, "error.html", status_code=404, title="Version not found", message=str(exc)
@@ -242,6 +350,7 @@ async def exercise_dashboard(
                 "label": TRACK_LABELS.get(name, name),
                 "submissions": numbers.submissions,
                 "passed": numbers.passed,
+                "solved_by": _solved(learners.tracks.get(name, LearnerCounts())),
                 "rate": _rate(numbers.passed, numbers.submissions),
                 "tests": numbers.tests,
                 "chart": _chart(numbers.tests),
@@ -255,6 +364,7 @@ async def exercise_dashboard(
         "instructor_exercise.html",
         status_code=400 if learner_filter["error"] else 200,
         exercise={"slug": slug, "title": exercise.meta.title, "section": exercise.meta.section},
+        solved_by=_solved(learners),
         tracks=tracks,
         recent=recent,
         learner_filter=learner_filter,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from drill.commands import Command
 from graders.errors import DrillError
@@ -16,9 +17,11 @@ class CourseCommandError(DrillError):
 
 
 def add_arguments(course: argparse.ArgumentParser) -> None:
-    actions = course.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = course.add_subparsers(
+        dest="action", required=True, metavar="ACTION", help="what to do (drill course ACTION -h)"
+    )
     create = actions.add_parser("create", help="create a course; prints its id and join code")
-    create.add_argument("title")
+    create.add_argument("title", help="the course's title, as learners see it")
     create.add_argument("--instructor", metavar="USERNAME", help="the account that teaches it")
     create.add_argument(
         "--late-counts", action="store_true", help="late solutions count toward the grade"
@@ -26,14 +29,19 @@ def add_arguments(course: argparse.ArgumentParser) -> None:
     actions.add_parser("list", help="every course: id, join code, title")
     assign = actions.add_parser("assign", help="add an exercise's track (or change its deadline)")
     assign.add_argument("course", help="the course's id or join code")
-    assign.add_argument("exercise")
-    assign.add_argument("track")
+    assign.add_argument("exercise", help="the exercise's slug (drill list)")
+    assign.add_argument("track", help="numpy or torch")
     assign.add_argument("--deadline", help="ISO 8601, e.g. 2027-01-15T23:59+01:00 (no offset: UTC)")
     roster = actions.add_parser("roster", help="the course's members and roles")
-    roster.add_argument("course")
+    roster.add_argument("course", help="the course's id or join code")
+    roster.add_argument(
+        "--sync",
+        action="store_true",
+        help="first read the roster of the course's LMS (LTI NRPS) and add its members",
+    )
     book = actions.add_parser("gradebook", help="the gradebook as CSV (default) or JSON")
-    book.add_argument("course")
-    book.add_argument("--json", action="store_true")
+    book.add_argument("course", help="the course's id or join code")
+    book.add_argument("--json", action="store_true", help="JSON instead of CSV")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,10 +81,12 @@ def run(args: argparse.Namespace) -> int:
                     f"no exercise {args.exercise!r} with a track {args.track!r}"
                 )
             deadline = parse_deadline(args.deadline or "")
-            made = courses.assign(course.id, exercise.slug, args.track, deadline)
-            due = made.deadline.isoformat() if made.deadline else "no deadline"
-            print(f"{made.id}\t{made.exercise}\t{made.track}\t{due}")
+            assigned = courses.assign(course.id, exercise.slug, args.track, deadline)
+            due = assigned.deadline.isoformat() if assigned.deadline else "no deadline"
+            print(f"{assigned.id}\t{assigned.exercise}\t{assigned.track}\t{due}")
         elif args.action == "roster":
+            if args.sync:
+                print(_sync_roster(store, courses, course.id), file=sys.stderr)
             for member in courses.members(course.id):
                 name = member.username or "-"
                 print(f"{member.role}\t{member.display_name}\t{name}\t{member.source}")
@@ -88,6 +98,31 @@ def run(args: argparse.Namespace) -> int:
         raise CourseCommandError(str(exc)) from None
     finally:
         store.close()
+
+
+def _sync_roster(store: Any, courses: Any, course_id: str) -> str:
+    """Read the course's roster from its LMS (LTI NRPS) into it; what changed."""
+    from app.accounts import Accounts
+    from app.lti.errors import LtiError
+    from app.lti.platform_keys import PlatformKeys
+    from app.lti.services import PlatformServices
+    from app.lti.store import load_tool_key
+    from app.lti.tool import LtiTool
+
+    services = PlatformServices(load_tool_key(store))
+    platform_keys = PlatformKeys()
+    tool = LtiTool(store, Accounts(store), courses, services.key, platform_keys, services, dict)
+    try:
+        synced = tool.sync_roster(course_id)
+    except LtiError as exc:
+        raise CourseCommandError(f"could not read the roster from the LMS: {exc.message}") from None
+    finally:
+        services.close()
+        platform_keys.close()
+    return (
+        f"the LMS lists {synced.total} active members: {synced.added} new to the course, "
+        f"{synced.updated} with a new role"
+    )
 
 
 COMMAND = Command(

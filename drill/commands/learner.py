@@ -14,7 +14,9 @@ class LearnerCommandError(DrillError):
 
 
 def add_arguments(learner: argparse.ArgumentParser) -> None:
-    actions = learner.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = learner.add_subparsers(
+        dest="action", required=True, metavar="ACTION", help="what to do (drill learner ACTION -h)"
+    )
     for name, text in (
         ("show", "what is stored of an account"),
         ("delete", "delete an account and everything it holds"),

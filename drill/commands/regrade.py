@@ -93,12 +93,17 @@ def format_regrade(run: Any) -> str:
         for test_id, tally in tests.items()
     ]
     if changed_tests:
-        lines.append("Tests whose verdict changed (in how many Submits):")
+        lines.append(
+            "Tests whose verdict changed, in how many Submits (now pass: passes now and did "
+            "not before; now fail: fails now and did not before):"
+        )
         for track, test_id, tally in changed_tests:
-            lines.append(
-                f"  [{track}] {tally.name} (id {test_id}): {tally.to_pass} now pass, "
-                f"{tally.to_fail} now fail"
-            )
+            lines.append(f"  [{track}] {tally.name} (id {test_id}): {describe_change(tally)}")
+    if any(tally.new for _, _, tally in changed_tests):
+        lines.append(
+            "A new test is one a Submit's old result did not have: the Submits it fails "
+            "count as now fail; those it passes are neither now pass nor now fail."
+        )
     if run.dry_run:
         lines.append("Dry run: nothing was stored.")
     else:
@@ -107,6 +112,24 @@ def format_regrade(run: Any) -> str:
             "verdict on the exercise's page, and the dashboard lists the run."
         )
     return "\n".join(lines)
+
+
+def describe_change(tally: Any) -> str:
+    """One test's line of the report: now pass, now fail, and where it is new."""
+    text = f"{tally.to_pass} now pass, {tally.to_fail} now fail"
+    if tally.stopped:
+        text += (
+            f", {tally.stopped} passed before and did not run now (an earlier test ended the run)"
+        )
+    if tally.new:
+        text += (
+            f"; new test in {count(tally.new, 'Submit')}: passes in {tally.new_pass}, "
+            f"fails in {tally.new_fail}"
+        )
+        not_run = tally.new - tally.new_pass - tally.new_fail
+        if not_run:
+            text += f", did not run in {not_run}"
+    return text
 
 
 COMMAND = Command(

@@ -197,14 +197,32 @@ def test_stats_count_the_submits_and_each_failed_test(
     client: TestClient, submitted: dict[str, dict]
 ) -> None:
     body = client.get(STATS, headers=BEARER).json()
-    assert set(body) == {"slug", "version", "current_version", "versions", "tracks"}
+    assert set(body) == {
+        "slug",
+        "version",
+        "current_version",
+        "versions",
+        "learners",
+        "solved",
+        "tracks",
+    }
     assert body["slug"] == GC and body["version"] == body["current_version"]
-    assert [v["number"] for v in body["versions"]] == [1]
+    assert [(v["number"], v["submissions"], v["regraded"]) for v in body["versions"]] == [(1, 3, 0)]
     assert set(body["tracks"]) == {"numpy", "torch"}  # every track, even without submissions
+    # One learner (the client's cookie) made every Submit, and one of them passed.
+    assert (body["solved"], body["learners"]) == (1, 1)
     numpy = body["tracks"]["numpy"]
-    assert set(numpy) == {"submissions", "passed", "tests", "blamed_elsewhere"}
+    assert set(numpy) == {
+        "submissions",
+        "passed",
+        "learners",
+        "solved",
+        "tests",
+        "blamed_elsewhere",
+    }
     assert numpy["submissions"] == 3  # the Run is not counted
     assert numpy["passed"] == 1
+    assert (numpy["solved"], numpy["learners"]) == (1, 1)
     # The hidden tests in the reference's order, each run by all three Submits.
     reference = [t["name"] for t in submitted["solution"]["tests"]]
     assert [t["name"] for t in numpy["tests"]] == reference and len(reference) == HIDDEN["numpy"]
@@ -216,6 +234,7 @@ def test_stats_count_the_submits_and_each_failed_test(
 
     torch = body["tracks"]["torch"]
     assert torch["submissions"] == 0 and torch["passed"] == 0
+    assert (torch["solved"], torch["learners"]) == (0, 0)
     assert len(torch["tests"]) == HIDDEN["torch"]  # from the reference, before any Submit
     assert all(t["runs"] == 0 and t["failures"] == 0 for t in torch["tests"])
 
@@ -378,8 +397,12 @@ def test_the_dashboard_shows_the_real_numbers(
 ) -> None:
     logged_in(client)
     overview = client.get("/instructor").text
-    assert '<td class="num">3</td>' in overview  # numpy: 3 Submits
+    assert '<td class="num" data-stat="submissions">3</td>' in overview  # numpy: 3 Submits
+    assert '<td class="num" data-stat="passed">1</td>' in overview
     assert "33%" in overview  # 1 of 3 passed
+    # Passed counts Submits; one learner sent the three and solved the track.
+    assert 'data-solved="1" data-learners="1">1 of 1 learner</td>' in overview
+    assert "Solved by 1 of 1 learner, in any track" in overview
 
     page = client.get(f"/instructor/exercises/{GC}")
     assert page.status_code == 200
@@ -387,6 +410,9 @@ def test_the_dashboard_shows_the_real_numbers(
     assert "style=" not in text and "<script>" not in text.split("</head>")[1]
     assert 'data-stat="submissions">3<' in text and 'data-stat="passed">1<' in text
     assert 'data-stat="submissions">0<' in text  # the torch track, empty
+    assert 'data-solved="1" data-learners="1">1 of 1 learner</dd>' in text  # numpy
+    assert 'data-solved="0" data-learners="0">no learner yet</dd>' in text  # torch
+    assert "against v1 (" in text and "the current version: 3 Submits." in text
     assert text.count('class="chart-bar"') == sum(HIDDEN.values())  # a bar per hidden test
     for name, failures in failures_per_test(submitted).items():
         assert f"<title>{escape(name)}: {failures} failures in 3 runs</title>" in text

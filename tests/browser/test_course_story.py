@@ -88,7 +88,7 @@ def test_a_course_from_sign_up_to_the_gradebook(browser: Browser, server: str) -
     teacher.screenshot(path=str(SCREENSHOTS / "screenshot-gradebook.png"), full_page=True)
     with teacher.expect_download() as download:
         teacher.get_by_role("link", name="CSV").click()
-    text = open(download.value.path(), encoding="utf-8").read()
+    text = download.value.path().read_text(encoding="utf-8")
     (row,) = csv.DictReader(io.StringIO(text))
     assert row["name"] == "Lea Learner" and row["grade"] == "0.5000"
     assert (row[f"{GC} [numpy] solved"], row[f"{GC} [numpy] late"]) == ("yes", "no")

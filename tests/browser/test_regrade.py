@@ -1,7 +1,9 @@
 """A real regrade, end to end: a hidden test of a copy of gradient-checkpointing checks
 nothing, so a learner's wrong solution passes in the browser; the instructor fixes the
 test and runs ``drill regrade``; the command line, the dashboard and the learner's page
-all show the verdict that changed. Real server, real sandbox, Chromium."""
+all show the verdict that changed. Real server, real sandbox, Chromium. And a hidden test
+added to the exercise (docs/authoring.md's worked example), regraded in the real sandbox:
+the report counts the Submits it fails as "now fail", as the statistics count them."""
 
 from __future__ import annotations
 
@@ -16,8 +18,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from app import stats
+from app.regrade import Run
+from app.store import Store
+from drill.commands.regrade import format_regrade
+from graders.grading.grader import Grader
 from graders.settings import ROOT
 from tests.browser.learner import GC, GC_WRONG, all_passed, open_exercise, replace_code, results
+from tests.conftest import make_settings
+from tests.graders.test_authoring_doc import GUIDE, worked_example
 from tests.serving import running_server
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.catalog]
@@ -117,6 +126,12 @@ def test_a_fixed_test_regrades_earlier_submits_everywhere(page: Page, tmp_path: 
         page.goto(f"{server.base}/instructor/login")
         page.get_by_label("Instructor token").fill(TOKEN)
         page.get_by_role("button", name="Log in").click()
+        # The overview counts the Submit once, by its newest grading (it failed), as the
+        # exercise's page does below: 1 Submit, none passing, 0 of 1 learner solved it.
+        row = page.locator(f'tr[data-exercise="{SLUG}"][data-track="numpy"]')
+        expect(row.locator("[data-stat=submissions]")).to_have_text("1")
+        expect(row.locator("[data-stat=passed]")).to_have_text("0")
+        expect(row.locator("[data-stat=solved]")).to_have_text("0 of 1 learner")
         page.goto(f"{server.base}/instructor/exercises/{SLUG}")
         run = page.locator(f'.regrade-run[data-run="{run_id.group(1)}"]')
         expect(run.locator("[data-stat=regraded]")).to_have_text("1")
@@ -129,6 +144,75 @@ def test_a_fixed_test_regrades_earlier_submits_everywhere(page: Page, tmp_path: 
         numpy = page.locator("#track-numpy")
         expect(numpy.locator("[data-stat=submissions]")).to_have_text("1")
         expect(numpy.locator("[data-stat=passed]")).to_have_text("0")
+        expect(numpy.locator("[data-stat=solved]")).to_have_text("0 of 1 learner")
+        expect(page.locator("[data-stat=counting]")).to_contain_text(
+            "Counting each Submit once, by its newest grading, against v2"
+        )
         expect(page.locator(".recent-list .chip-regrade")).to_have_count(1)
         page.locator(".regrades").scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / "regrade-dashboard.png"))
+
+
+def test_a_new_hidden_test_reports_its_failures_as_now_fail(tmp_path: Path) -> None:
+    """The instructor's case (issue 28): a hidden test added after the Submits, which
+    ``drill validate`` says catches 5 known-wrong solutions. The regrade's report must
+    count the Submits it fails as "now fail" (it did not exist in their old results), as
+    the statistics count its failures; where it passes it is neither now pass nor now
+    fail."""
+    exercises = tmp_path / "exercises"
+    shutil.copytree(GC, exercises / SLUG)
+    numpy = exercises / SLUG / "numpy"
+    solutions = {
+        "solution.py": (numpy / "solution.py").read_text(),
+        "plain_loops.py": (numpy / "alternatives" / "plain_loops.py").read_text(),
+        **{f.name: f.read_text() for f in sorted((numpy / "wrong").glob("*.py"))},
+    }
+    store = Store(f"sqlite:///{tmp_path / 'drill.sqlite'}")
+    settings = make_settings(tmp_path / "var", exercises, workers=2)
+    try:
+        with Grader(settings) as grader:
+            exercise = grader.catalog.get(SLUG)
+            store.note_version(SLUG, exercise.version)
+            for n, (name, code) in enumerate(solutions.items()):
+                result = grader.grade(exercise, "numpy", code, "submit", learner=f"l{n}")
+                store.save_submission(f"l{n}", result, code, exercise.version)
+        target, code = worked_example()
+        tests_file = exercises / target.removeprefix("exercises/")
+        tests_file.write_text(tests_file.read_text() + "\n\n" + code)
+        new_name = re.search(r'@test\("([^"]+)"', code).group(1)  # type: ignore[union-attr]
+        new_id = re.search(r"^def (\w+)\(t\)", code, re.M).group(1)  # type: ignore[union-attr]
+        caught = re.search(rf"test '{re.escape(new_name)}' catches (\d+): (.*)", GUIDE.read_text())
+        assert caught, "docs/authoring.md no longer says what its new test catches"
+        catches = caught.group(2).split(", ")
+        assert len(catches) == int(caught.group(1)) == 5
+
+        with Grader(settings) as grader:
+            run = Run.plan(store, grader, SLUG)
+            assert len(run.submissions) == len(solutions)
+            summary = run.execute(2)
+            version = grader.catalog.get(SLUG).version
+    finally:
+        store.close()
+
+    tally = summary.tests["numpy"][new_id]
+    # Every Submit's old result lacked the test; the caught ones fail it now.
+    assert (tally.new, tally.new_fail, tally.to_fail, tally.to_pass) == (
+        len(solutions),
+        len(catches),
+        len(catches),
+        0,
+    )
+    assert tally.new_pass == len(solutions) - len(catches)  # the others pass it
+    # The verdicts: each caught file failed some test already; the correct ones pass still.
+    assert (summary.changed, summary.to_pass, summary.to_fail) == (0, 0, 0)
+    printed = format_regrade(run)
+    assert f"[numpy] {new_name} (id {new_id}): 0 now pass, {len(catches)} now fail" in printed
+    # The statistics of the version regraded against count the same failures.
+    store = Store(f"sqlite:///{tmp_path / 'drill.sqlite'}")
+    try:
+        numbers = stats.exercise_stats(store, SLUG, {"numpy": []}, version=version)
+    finally:
+        store.close()
+    (counted,) = [t for t in numbers.tracks["numpy"].tests if t.id == new_id]
+    assert (counted.runs, counted.failures) == (len(solutions), len(catches))
+    assert numbers.tracks["numpy"].submissions == len(solutions)
