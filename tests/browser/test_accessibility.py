@@ -206,6 +206,42 @@ def test_the_error_page(open_page: Callable[..., Page], server: str, scheme: str
     assert_no_violations(page, f"the 404 page ({scheme})")
 
 
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("viewport", [WIDE, NARROW], ids=["1280", "390"])
+def test_the_account_and_course_pages(
+    open_page: Callable[..., Page], server: str, scheme: str, viewport: dict[str, int]
+) -> None:
+    page = open_page(scheme, viewport)
+    page.goto(f"{server}/account/signin")
+    assert_no_violations(page, f"the sign-in form ({scheme})")
+    page.goto(f"{server}/account/signup")
+    name = f"a11y-{scheme}-{viewport['width']}"
+    page.get_by_label("User name").fill(name)
+    page.get_by_label("Password", exact=True).fill("short")
+    page.get_by_label("The same password again").fill("short")
+    page.get_by_label("Password", exact=True).evaluate("e => e.removeAttribute('minlength')")
+    page.get_by_label("The same password again").evaluate("e => e.removeAttribute('minlength')")
+    page.get_by_role("button", name="Create the account").click()
+    expect(page.get_by_role("alert")).to_contain_text("at least 10 characters")
+    assert_no_violations(page, f"the sign-up form with an error ({scheme})")
+    page.get_by_label("Password", exact=True).fill("a long enough password")
+    page.get_by_label("The same password again").fill("a long enough password")
+    page.get_by_role("button", name="Create the account").click()
+    page.goto(f"{server}/courses")
+    assert_no_violations(page, f"the courses page ({scheme})")
+    page.get_by_label("Title").fill("Accessible course")
+    page.get_by_role("button", name="Create the course").click()
+    page.get_by_role("button", name="Add the assignment").click()
+    expect(page.locator("table.assignments tbody tr")).to_have_count(1)
+    assert_no_violations(page, f"a course page ({scheme})")
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= viewport["width"], f"the course page is {width} px wide"  # tables scroll
+    page.get_by_role("link", name="Gradebook").click()
+    assert_no_violations(page, f"the gradebook ({scheme})")
+    page.goto(f"{server}/account")
+    assert_no_violations(page, f"the account page ({scheme})")
+
+
 # --- focus rings ---
 
 # For the focused element: its ring (outline width + offset, or a box-shadow), and the
