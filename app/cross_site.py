@@ -9,6 +9,16 @@ browser says it comes from another site (``Sec-Fetch-Site``, sent by every curre
 browser), or, from a browser too old to say, when its ``Origin`` is not this host.
 Clients that are not browsers send neither header and are unaffected. The JSON API also
 takes JSON bodies only as ``application/json``, a type no plain HTML form can send.
+
+Two paths are cross-site by design (``CROSS_SITE_BY_DESIGN``): an LTI 1.3 login initiation
+and launch are posted to Drill by the LMS's pages (the launch is OIDC's ``form_post``).
+They are not believed for where they come from but for what they carry: a login only
+stores a pending state for a registered platform; a launch counts only with a ``state``
+this tool issued (used once), a ``nonce`` used once, and an id_token signed by that
+platform's key for this tool (app/lti/launch.py). Neither acts through the browser's
+cookies: the middleware sets no learner cookie on them (a cross-site POST carries no
+SameSite=Lax cookie, so a new one would replace the learner's), and the launch says on
+the page it opens who is now signed in, and whose session it replaced.
 """
 
 from __future__ import annotations
@@ -18,6 +28,8 @@ from urllib.parse import urlsplit
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # "none": the user's own action (typed, bookmarked); "same-origin": Drill's own pages.
 _ALLOWED_SITES = (b"same-origin", b"none")
+# Posted by an LMS from its own site (see above); every other path is checked.
+CROSS_SITE_BY_DESIGN = frozenset({"/lti/login", "/lti/launch"})
 
 
 def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
@@ -27,9 +39,11 @@ def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
     return None
 
 
-def cross_site_reason(method: str, headers: list[tuple[bytes, bytes]]) -> str | None:
+def cross_site_reason(
+    method: str, headers: list[tuple[bytes, bytes]], path: str = ""
+) -> str | None:
     """Why this request must be refused as cross-site, or None."""
-    if method not in UNSAFE_METHODS:
+    if method not in UNSAFE_METHODS or path in CROSS_SITE_BY_DESIGN:
         return None
     site = _header(headers, b"sec-fetch-site")
     if site is not None:

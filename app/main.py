@@ -17,6 +17,11 @@ from app import errors
 from app.accounts import Accounts
 from app.courses import Courses
 from app.instructor_service import InstructorService
+from app.lti.outbox import ScoreSender
+from app.lti.platform_keys import PlatformKeys
+from app.lti.services import PlatformServices
+from app.lti.store import load_tool_key
+from app.lti.tool import LtiTool
 from app.middleware import SecurityMiddleware
 from app.retention import OutputRetention
 from app.routers import (
@@ -28,6 +33,7 @@ from app.routers import (
     instructor_api,
     instructor_login,
     instructor_pages,
+    lti,
     pages,
     progress,
     submissions,
@@ -84,6 +90,30 @@ def create_app(
         app.state.instructor = InstructorService(service)
         app.state.accounts = Accounts(store)
         app.state.courses = Courses(store)
+        # LTI: the tool's key (made once, in the database, for every node), one cache of
+        # the platforms' keys and one client of their services per process, and the
+        # thread that sends scores to their gradebooks.
+        key = await run_in_threadpool(load_tool_key, store)
+        platform_keys, platform_services = PlatformKeys(), PlatformServices(key)
+
+        def tasks() -> dict[str, tuple[str, tuple[str, ...]]]:
+            return {e.slug: (e.meta.title, tuple(e.tracks)) for e in service.exercises()}
+
+        def label(slug: str, track: str) -> str:
+            title = tasks().get(slug, (slug, ()))[0]
+            return f"{title} ({pages.TRACK_LABELS.get(track, track)})"
+
+        app.state.lti = LtiTool(
+            store,
+            app.state.accounts,
+            app.state.courses,
+            key,
+            platform_keys,
+            platform_services,
+            tasks,
+        )
+        score_sender = app.state.score_sender = ScoreSender(store, platform_services, labels=label)
+        score_sender.start()
         await run_in_threadpool(service.note_versions)  # when each version went live
         threading.Thread(target=service.warm_references, daemon=True).start()
         watcher = watch_catalog(grader) if settings.reload else None  # instructors' edits
@@ -100,6 +130,9 @@ def create_app(
         try:
             yield
         finally:
+            score_sender.stop()
+            platform_services.close()
+            platform_keys.close()
             retention.stop()
             if watcher is not None:
                 watcher.stop()
@@ -128,6 +161,7 @@ def create_app(
     app.include_router(pages.router)
     app.include_router(account.router)
     app.include_router(courses.router)
+    app.include_router(lti.router)
     for router in (instructor_api.router, instructor_login.router, instructor_pages.router):
         app.include_router(router)
     STATIC.mkdir(exist_ok=True)

@@ -31,7 +31,7 @@ from app.cookies import (
     oversized,
     own_cookies_only,
 )
-from app.cross_site import cross_site_reason, json_body_reason
+from app.cross_site import CROSS_SITE_BY_DESIGN, cross_site_reason, json_body_reason
 from app.proxies import forwarded_https
 
 _LEARNER = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -87,7 +87,7 @@ class SecurityMiddleware:
             await _refuse(send, 431, "headers_too_large", too_large)
             return
         method: str = scope["method"]
-        cross_site = cross_site_reason(method, scope["headers"])
+        cross_site = cross_site_reason(method, scope["headers"], scope["path"])
         if cross_site is not None:  # refused with no new learner cookie: nothing is replaced
             message = f"{cross_site}; Drill only accepts changes made from its own pages"
             await _refuse(send, 403, "cross_site", message)
@@ -101,7 +101,9 @@ class SecurityMiddleware:
         nonce = secrets.token_urlsafe(16)
         state["csp_nonce"] = nonce
         learner = _learner_from(scope["headers"])
-        new_learner = learner is None
+        # An LMS's cross-site login or launch never carries the (SameSite=Lax) learner
+        # cookie: a new one would replace the learner's own (app/cross_site.py).
+        new_learner = learner is None and scope["path"] not in CROSS_SITE_BY_DESIGN
         # The browser's anonymous id: kept apart, since a signed-in request's learner is
         # the account's, which must never be written into the anonymous cookie.
         anonymous = learner or secrets.token_urlsafe(24)
@@ -125,6 +127,11 @@ class SecurityMiddleware:
                 framers = state.get("frame_ancestors")
                 if framers:
                     csp = csp.replace("frame-ancestors 'none'", "frame-ancestors " + framers)
+                # A page that posts a form to an LMS (an LTI deep linking answer) names
+                # that LMS's origin; every other page posts to Drill only.
+                form_target = state.get("form_action")
+                if form_target:
+                    csp = csp.replace("form-action 'self'", "form-action 'self' " + form_target)
                 headers["Content-Security-Policy"] = csp
                 headers["X-Content-Type-Options"] = "nosniff"
                 headers["Referrer-Policy"] = "same-origin"

@@ -70,6 +70,19 @@ class AppSettings(Settings):
     # X-Forwarded-For read: anyone else could write any address there. Empty: the peer
     # is the client.
     trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # The service's address as browsers and LMSs reach it (https://drill.example.org), for
+    # what Drill tells an LMS about itself (LTI: its login, launch and key set URLs, the
+    # links deep linking adds). Unset: the address each request came to.
+    public_url: str | None = None
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        if not value.startswith(("https://", "http://")) or "?" in value or "#" in value:
+            raise ValueError(f"DRILL_PUBLIC_URL: not an http(s) base URL: {value!r}")
+        return value.rstrip("/")
 
     @field_validator("trusted_proxies", mode="before")
     @classmethod

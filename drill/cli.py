@@ -13,6 +13,7 @@ from drill.commands import (
     grade,
     learner,
     listing,
+    lti,
     new,
     preview,
     regrade,
@@ -52,6 +53,7 @@ COMMANDS: tuple[Command, ...] = (
     db.COMMAND,
     course.COMMAND,
     learner.COMMAND,
+    lti.COMMAND,
 )
 
 

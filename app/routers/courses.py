@@ -17,6 +17,9 @@ from app.courses import STAFF, Course, CourseError, Courses
 from app.deps import AccountDep, CoursesDep, ServiceDep
 from app.forms import form_fields
 from app.gradebook_export import gradebook_csv, gradebook_json
+from app.lti.errors import LtiError, PlatformError
+from app.lti.outbox import outbox_status
+from app.lti.tool import LtiTool
 from app.routers.pages import TRACK_LABELS, render
 from app.store import aware
 from app.tables import SubmissionRow
@@ -162,11 +165,16 @@ async def _course_view(
         for e in service.exercises()
     ]
     roster = await run_in_threadpool(courses.members, course.id) if role in STAFF else []
+    # An LMS's course: the scores on their way to its gradebook, for its staff.
+    scores = None
+    if role in STAFF and course.lti_issuer:
+        scores = await run_in_threadpool(outbox_status, courses.store, course.id)
     return _page(
         request,
         "course.html",
         status_code,
         roster=roster,
+        lms_scores=scores,
         course=course,
         role=role,
         staff=role in STAFF,
@@ -251,6 +259,35 @@ async def member_role(
         except CourseError as exc:
             return _page(request, "error.html", 422, title="Not changed", message=str(exc))
     return RedirectResponse(f"/courses/{course_id}#roster-heading", status_code=303)
+
+
+@router.post("/{course_id}/roster/sync", response_class=HTMLResponse)
+async def sync_roster(
+    request: Request, course_id: str, account: AccountDep, courses: CoursesDep, service: ServiceDep
+) -> Response:
+    """Staff of an LMS's course read its roster from the LMS (LTI Names and Role
+    Provisioning): the members it lists join the course, with their LMS role."""
+    found = await _member(request, courses, account, course_id, staff=True)
+    if isinstance(found, Response):
+        return found
+    tool: LtiTool = request.app.state.lti
+    try:
+        synced = await run_in_threadpool(tool.sync_roster, course_id)
+    except LtiError as exc:
+        return await _course_view(
+            request,
+            courses,
+            service,
+            account,
+            *found,
+            status_code=502 if isinstance(exc, PlatformError) else 422,
+            roster_error=exc.message,
+        )
+    message = (
+        f"The LMS lists {synced.total} active members: {synced.added} new to the course, "
+        f"{synced.updated} with a new role."
+    )
+    return await _course_view(request, courses, service, account, *found, roster_message=message)
 
 
 @router.get("/{course_id}/gradebook", response_class=HTMLResponse)

@@ -9,8 +9,11 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
+from app.accounts import Account
 from app.deps import LearnerDep, ServiceDep
+from app.service import Service
 from graders.errors import UnknownExercise
+from graders.grading.catalog import Exercise
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
 TRACK_LABELS = {"numpy": "NumPy", "torch": "PyTorch"}
@@ -103,10 +106,22 @@ async def exercise_page(
             message=f"There is no exercise named “{slug}”.",
         )
     chosen = requested if requested in exercise.tracks else None
+    return await _exercise_view(request, service, exercise, learner, chosen)
+
+
+async def _exercise_view(
+    request: Request,
+    service: Service,
+    exercise: Exercise,
+    learner: str,
+    chosen: str | None,
+    session: str | None = None,
+    **context: Any,
+) -> HTMLResponse:
     detail = await run_in_threadpool(service.detail, exercise, learner)
     drafts = await service.drafts(learner, exercise)
     page_data = {
-        "slug": slug,
+        "slug": exercise.slug,
         "hint_count": detail.hint_count,
         "default_track": chosen or next(iter(exercise.tracks)),
         # The page prefers it to the track it remembers (see frontend/src/page.js).
@@ -126,4 +141,26 @@ async def exercise_page(
             for name, info in detail.tracks.items()
         },
     }
-    return render(request, "exercise.html", exercise=detail.model_dump(), page_data=page_data)
+    if session is not None:
+        # A page launched from an LMS sends it in a header (frontend/src/api.js): inside
+        # the LMS's iframe, third-party cookies may be blocked.
+        page_data["session"] = session
+    return render(
+        request, "exercise.html", exercise=detail.model_dump(), page_data=page_data, **context
+    )
+
+
+async def launched_exercise_page(
+    request: Request, slug: str, track: str, account: Account, session: str, banner: str
+) -> HTMLResponse:
+    """The exercise page of an LTI launch (app/routers/lti.py): ``account``'s, whatever
+    the request's cookies say, with the launch's ``session`` in its page data and a
+    banner saying who is signed in, from where."""
+    service: Service = request.app.state.service
+    exercise = service.exercise(slug)
+    state = request.scope["state"]
+    state["account"], state["learner"] = account, account.learner
+    chosen = track if track in exercise.tracks else None
+    return await _exercise_view(
+        request, service, exercise, account.learner, chosen, session, lti_banner=banner
+    )

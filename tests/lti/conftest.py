@@ -4,7 +4,8 @@ made once per session (2048-bit keys take a moment), and the two servers started
 the platform and the tool behind them are fresh for every test.
 
 No marker: these tests need no sandbox, browser or server process (the servers are
-threads of the test process, up in milliseconds), so ``make test-fast`` runs them."""
+threads of the test process, up in milliseconds; Drill's own app grades with the
+reference-only backend), so ``make test-fast`` runs them."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from joserfc.jwk import RSAKey
 from app.lti.keys import ToolKey
 from app.lti.registration import Registration
 from app.lti.services import PlatformServices
+from tests.app import postgres as pg
 from tests.lti.platform import Mount, Platform, serve
 from tests.lti.tool import Tool
 
@@ -28,6 +30,14 @@ class Keys:
     rotated: RSAKey  # the platform's next key
     tool: ToolKey
     stranger: ToolKey  # a tool key no platform knows
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_postgres() -> Iterator[None]:
+    """Stops the session's PostgreSQL cluster at the end, if a test started it
+    (DRILL_TEST_DB=postgresql: Drill's own tests here run on it, tests/lti/drill.py)."""
+    yield
+    pg.stop()
 
 
 @pytest.fixture(scope="session")

@@ -139,6 +139,7 @@ class Platform:
         self.context_id = "course-101"
         self.tool: dict[str, Any] = {}  # the tool's registration, as received or set
         self.issuer_override: str | None = None  # a configuration lying about its issuer
+        self.signing = "platform"  # how /auth signs its launches ("other": forged)
         # What the platform saw, for the tests:
         self.registrations: list[dict[str, Any]] = []
         self.auth_requests: list[dict[str, str]] = []
@@ -374,7 +375,9 @@ class Platform:
         if params.get("login_hint") not in USERS or not params.get("state"):
             return HTMLResponse("unknown user or no state", 400)
         message = "deep" if params.get("lti_message_hint") == "deep" else "resource"
-        token = self.id_token(params["login_hint"], message, nonce=params["nonce"])
+        token = self.id_token(
+            params["login_hint"], message, nonce=params["nonce"], signing=self.signing
+        )
         page = autosubmit(params["redirect_uri"], {"id_token": token, "state": params["state"]})
         return HTMLResponse(page)
 
