@@ -22,6 +22,7 @@ from playwright.sync_api import BrowserContext, Frame, Page, expect, sync_playwr
 from app.lti.registration import ToolSite
 from app.lti.store import DbRegistrations
 from app.store import Store
+from graders.settings import ROOT
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.browser.learner import GC_SOLUTION, all_passed
 from tests.lti.drill import OPERATOR_TOKEN, wait_for
@@ -130,6 +131,8 @@ def test_a_learner_solves_the_exercise_inside_the_lms_with_third_party_cookies_b
     results = frame.get_by_role("region", name="Test results")
     passed = all_passed(drill.replace("localhost", "127.0.0.1"))
     expect(results).to_contain_text(passed, timeout=120_000)
+    frame.evaluate("window.scrollTo(0, 0)")  # the banner, for the docs' picture
+    page.screenshot(path=str(ROOT / "docs" / "screenshot-lti-launch.png"))
 
     score = wait_for(lambda: platform.scores, within=30, what="the score in the LMS")[0]
     assert (score["userId"], score["scoreGiven"], score["scoreMaximum"]) == (
