@@ -3,6 +3,7 @@ as a JSON block, never as inline script."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -10,6 +11,7 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts import Account
+from app.courses import Courses
 from app.deps import LearnerDep, ServiceDep
 from app.service import Service
 from graders.errors import UnknownExercise
@@ -145,9 +147,43 @@ async def _exercise_view(
         # A page launched from an LMS sends it in a header (frontend/src/api.js): inside
         # the LMS's iframe, third-party cookies may be blocked.
         page_data["session"] = session
+    assignments: list[str] = []
+    if request.scope["state"].get("account") is not None:
+        assignments = await run_in_threadpool(_assignment_notes, request, exercise, learner)
     return render(
-        request, "exercise.html", exercise=detail.model_dump(), page_data=page_data, **context
+        request,
+        "exercise.html",
+        exercise=detail.model_dump(),
+        page_data=page_data,
+        assignment_notes=assignments,
+        **context,
     )
+
+
+def _assignment_notes(request: Request, exercise: Exercise, learner: str) -> list[str]:
+    """What the signed-in learner's courses ask of this exercise: each assignment's
+    course and deadline, and whether a Submit now would be late."""
+    courses: Courses = request.app.state.courses
+    notes = []
+    now = datetime.now(UTC)
+    for track in exercise.tracks:
+        for assignment, _ in courses.assignments_for(learner, exercise.slug, track):
+            course = courses.get(assignment.course_id)
+            if course is None:
+                continue
+            what = f"{TRACK_LABELS.get(track, track)}: an assignment of {course.title}"
+            due = assignment.deadline
+            if due is None:
+                notes.append(f"{what}, with no deadline.")
+            elif due > now:
+                notes.append(f"{what}, due {due:%Y-%m-%d %H:%M} UTC.")
+            else:
+                counts = "and counts" if course.late_counts else "but does not count"
+                notes.append(
+                    f"{what}; its deadline passed on {due:%Y-%m-%d %H:%M} UTC: a Submit now "
+                    f"is graded and marked late, {counts} toward the course grade."
+                )
+    return notes
 
 
 async def launched_exercise_page(

@@ -294,3 +294,28 @@ def test_an_instructor_makes_a_member_an_assistant_who_then_sees_the_gradebook(
     answer = helper.post(f"/courses/{course}/members/{lead.id}", data={"role": "learner"})
     assert answer.status_code == 403
     assert "Roles" in app_client.get(f"/courses/{course}").text
+
+
+def test_the_exercise_page_tells_a_course_member_the_deadline_and_lateness(
+    app_client: TestClient,
+) -> None:
+    sign_up(app_client, "teacher2")
+    course = create_course(app_client, "Deadlines 101")
+    past = (datetime.now(UTC) - timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M")
+    future = (datetime.now(UTC) + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M")
+    app_client.post(
+        f"/courses/{course}/assignments", data={"task": f"{GC}:numpy", "deadline": future}
+    )
+    app_client.post(
+        f"/courses/{course}/assignments", data={"task": f"{GC}:torch", "deadline": past}
+    )
+    code = join_code(app_client, course)
+    learner = TestClient(app_client.app)
+    anonymous_page = learner.get(f"/exercises/{GC}").text
+    assert "an assignment of" not in anonymous_page
+    sign_up(learner, "member")
+    learner.post("/courses/join", data={"code": code})
+    page = learner.get(f"/exercises/{GC}").text
+    assert f"NumPy: an assignment of Deadlines 101, due {future.replace('T', ' ')} UTC." in page
+    assert "PyTorch: an assignment of Deadlines 101; its deadline passed on" in page
+    assert "marked late, but does not count toward the course grade" in page
