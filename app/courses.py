@@ -28,6 +28,7 @@ CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 8
 MAX_TITLE = 200
 MAX_ASSIGNMENTS = 200
+MAX_OWNED = 50  # courses one account may have created: what one account stores is bounded
 
 
 class CourseError(Exception):
@@ -154,6 +155,11 @@ class Courses:
         title = " ".join(title.split())[:MAX_TITLE]
         if not title:
             raise CourseError("A course needs a title.")
+        if owner is not None and self.owned(owner) >= MAX_OWNED:
+            raise CourseError(
+                f"You created {MAX_OWNED} courses already, the most one account may: "
+                "delete one, or ask the operator."
+            )
         stamp = now()
         for _ in range(5):  # a code already taken is drawn again
             course_id = new_id()
@@ -188,6 +194,14 @@ class Courses:
                 continue
             return self.get(course_id) or _missing(course_id)
         raise CourseError("Could not draw a free join code; try again.")
+
+    def owned(self, account: Account) -> int:
+        """How many courses ``account`` created (and is still in)."""
+        query = select(func.count()).where(
+            MemberRow.account_id == account.id, MemberRow.source == "owner"
+        )
+        with database_errors(), self.store.engine.connect() as connection:
+            return int(connection.execute(query).scalar_one())
 
     def get(self, course_id: str) -> Course | None:
         with database_errors(), self.store._session() as session:

@@ -15,8 +15,10 @@ from starlette.concurrency import run_in_threadpool
 from app.accounts import Account
 from app.courses import STAFF, Course, CourseError, Courses
 from app.deps import AccountDep, CoursesDep, ServiceDep
+from app.errors import RateLimited
 from app.forms import form_fields
 from app.gradebook_export import gradebook_csv, gradebook_json
+from app.limits import RateLimiter
 from app.lti.errors import LtiError, PlatformError
 from app.lti.outbox import outbox_status
 from app.lti.tool import LtiTool
@@ -26,6 +28,18 @@ from app.tables import SubmissionRow
 
 router = APIRouter(prefix="/courses", tags=["courses"], include_in_schema=False)
 NO_STORE = {"Cache-Control": "no-store"}
+# Per account: join codes cannot be guessed by trying many, nor courses made by the
+# thousand (what one account can store is bounded, with MAX_OWNED in app/courses.py).
+JOINS = RateLimiter(per_minute=10, burst=10, what="join attempts")
+CREATES = RateLimiter(per_minute=2, burst=10, what="new courses")
+
+
+def _metered(limiter: RateLimiter, request: Request, account: Account) -> str | None:
+    try:
+        limiter.check(f"{id(request.app)}:{account.id}")
+    except RateLimited as refused:
+        return refused.message[:1].upper() + refused.message[1:] + "."
+    return None
 
 
 def _page(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -90,6 +104,8 @@ async def create_course(request: Request, account: AccountDep, courses: CoursesD
         return _sign_in(request)
     fields = await form_fields(request)
     try:
+        if (refusal := _metered(CREATES, request, account)) is not None:
+            raise CourseError(refusal)
         course = await run_in_threadpool(
             courses.create, account, fields.get("title", ""), fields.get("late_counts") == "on"
         )
@@ -123,6 +139,9 @@ async def join(request: Request, account: AccountDep, courses: CoursesDep) -> Re
     if account is None:
         return _sign_in(request)
     fields = await form_fields(request)
+    if (refusal := _metered(JOINS, request, account)) is not None:
+        mine = await run_in_threadpool(courses.of_account, account)
+        return _page(request, "courses.html", 429, courses=mine, join_error=refusal)
     try:
         course = await run_in_threadpool(courses.join, account, fields.get("code", ""))
     except CourseError as exc:

@@ -319,3 +319,21 @@ def test_the_exercise_page_tells_a_course_member_the_deadline_and_lateness(
     assert f"NumPy: an assignment of Deadlines 101, due {future.replace('T', ' ')} UTC." in page
     assert "PyTorch: an assignment of Deadlines 101; its deadline passed on" in page
     assert "marked late, but does not count toward the course grade" in page
+
+
+def test_join_codes_cannot_be_tried_by_the_hundred_nor_courses_made_by_the_thousand(
+    app_client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app import courses as course_module
+    from app.routers import courses as course_routes
+
+    sign_up(app_client, "guesser")
+    for _ in range(int(course_routes.JOINS.burst)):
+        assert app_client.post("/courses/join", data={"code": "WRONGCDE"}).status_code == 404
+    answer = app_client.post("/courses/join", data={"code": "WRONGCDE"})
+    assert answer.status_code == 429 and "Too many join attempts" in answer.text
+    monkeypatch.setattr(course_module, "MAX_OWNED", 2)
+    create_course(app_client, "One")
+    create_course(app_client, "Two")
+    answer = app_client.post("/courses", data={"title": "Three"})
+    assert answer.status_code == 422 and "You created 2 courses already" in answer.text
