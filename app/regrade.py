@@ -3,7 +3,8 @@
 An instructor who fixes a test regrades the submissions made before the fix. Each
 regraded submission gets a *new* row: the same learner and code, the current exercise
 version, the new verdict, ``regrade_of`` naming the row it replaces and ``regrade_run``
-the run; the old row stays as it was (history is kept). Only a submission's newest
+the run; the old row stays as it was (history is kept), marked ``superseded``, with its
+tests' rows, in the transaction that stores the new one. Only a submission's newest
 grading counts, for a learner's progress as on the dashboard (app.stats): a regrade
 replaces a grading, it adds no Submit. A run is resumable: a row already regraded against
 the current version is not regraded again, and the store keeps one regrade per row.
@@ -22,8 +23,16 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from app.store import Store, aware, database_errors, new_id, not_superseded, now
-from app.tables import ExerciseVersionRow, RegradeRunRow, SubmissionRow, write_submissions
+from app.store import (
+    Store,
+    aware,
+    database_errors,
+    new_id,
+    not_superseded,
+    now,
+    write_regrades,
+)
+from app.tables import ExerciseVersionRow, RegradeRunRow, SubmissionRow
 from graders.errors import DrillError
 from graders.grading.catalog import Exercise
 from graders.grading.grader import Grader
@@ -352,8 +361,9 @@ class Run:
             "regrade_run": self.id,
         }
         try:
+            # One transaction: the new rows, and the old ones marked superseded.
             with database_errors(), self.store.engine.begin() as connection:
-                write_submissions(connection, [row])
+                write_regrades(connection, [row])
         except IntegrityError:
             return False
         return True

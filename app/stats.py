@@ -3,14 +3,14 @@
 Only Submit rows (``mode == "submit"``) count: Run only tries the visible examples, so it
 says nothing about the hidden tests. Each Submit counts once, by its newest grading: a
 regrade (app.regrade) stores a new grading of the same code that replaces the old one
-(``regrade_of``), and the old row is left out (app.store.not_superseded), so a regrade
-never adds a Submit, here as in a learner's progress. A version's numbers are those of the
-Submits whose newest grading is against it: the versions' numbers add up to every
-version's. Per-test numbers are aggregated by the database from
-``submission_tests``, one row per test of each stored result (see app.tables), so a page
-costs a few grouped queries, not a read of every stored result. The queries are portable
-SQL: SQLite and PostgreSQL give the same answers. Every function is blocking: the routes
-call them through the thread pool.
+(``regrade_of``), and the old row, marked ``superseded`` with its tests' rows, is left
+out (app.store.not_superseded), so a regrade never adds a Submit, here as in a learner's
+progress. A version's numbers are those of the Submits whose newest grading is against
+it: the versions' numbers add up to every version's. Per-test numbers are aggregated by
+the database from ``submission_tests``, one row per test of each stored result (see
+app.tables), so a page costs a few grouped queries, not a read of every stored result.
+The queries are portable SQL: SQLite and PostgreSQL give the same answers. Every
+function is blocking: the routes call them through the thread pool.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from typing import Any
 
 from sqlalchemy import and_, case, func, select
 from sqlalchemy.engine import Connection
-from sqlalchemy.orm import aliased
 
 from app.schemas import (
     CommonFailure,
@@ -44,7 +43,6 @@ from app.tables import MESSAGE_CHARS as MESSAGE_CHARS  # the clip of stored fail
 from app.tables import (
     NOT_LEARNERS,
     ExerciseVersionRow,
-    RegradeRunRow,
     SubmissionRow,
     SubmissionTestRow,
     clip,
@@ -80,26 +78,11 @@ def _submits_of(slug: str, table: Any = S, version: str | None = None) -> tuple[
     return where if version is None else (*where, table.exercise_version == version)
 
 
-def _regraded(connection: Connection, slug: str | None = None) -> bool:
-    """Whether the exercise (any exercise, if None) was ever regraded: only then can a
-    Submit have more than one grading. A regrade's rows are written under a run that is
-    recorded first (app.regrade), so the small table of runs answers it; without a run,
-    the newest-grading filter, a look-up per row, is skipped (it would keep every row)."""
-    query = select(RegradeRunRow.id).limit(1)
-    if slug is not None:
-        query = query.where(RegradeRunRow.exercise == slug)
-    return connection.execute(query).first() is not None
-
-
-def _newest(table: Any, regraded: bool) -> tuple[Any, ...]:
+def _newest(table: Any) -> tuple[Any, ...]:
     """Where-clauses that keep each Submit's newest grading: its rows (``submissions``) or
-    its tests' rows (``submission_tests``) that no regrade replaced."""
-    if not regraded:
-        return ()
-    if table is S:
-        return (not_superseded(),)
-    newer = aliased(S)
-    return (~select(newer.id).where(newer.regrade_of == table.submission_id).exists(),)
+    its tests' rows (``submission_tests``) that no regrade replaced. A column of both
+    tables and of every statistics index, so the filter costs no look-up per row."""
+    return (not_superseded(table),)
 
 
 @dataclass(frozen=True)
@@ -109,14 +92,9 @@ class _Scope:
 
     slug: str
     version: str | None
-    regraded: bool
 
     def submits(self, table: Any = S) -> tuple[Any, ...]:
-        return (*_submits_of(self.slug, table, self.version), *_newest(table, self.regraded))
-
-
-def _scope(connection: Connection, slug: str, version: str | None) -> _Scope:
-    return _Scope(slug, version, _regraded(connection, slug))
+        return (*_submits_of(self.slug, table, self.version), *_newest(table))
 
 
 def _track_counts(connection: Connection, scope: _Scope) -> list[Any]:
@@ -250,7 +228,7 @@ def _report(
     if ``top`` is not None, each track's most common failures; of one exercise
     ``version`` if given, else of every version."""
     with database_errors(), store.engine.connect() as connection:
-        scope = _scope(connection, slug, version)
+        scope = _Scope(slug, version)
         counts = _track_counts(connection, scope)
         tests = _test_counts(connection, scope) if with_tests else []
         elsewhere = _blamed_elsewhere(connection, scope) if with_tests else []
@@ -380,7 +358,7 @@ def learner_counts(store: Store, slug: str, version: str | None = None) -> Exerc
     one exercise ``version`` if given), ``solved`` of them have a Submit whose newest
     grading passes. A learner of both tracks counts once for the exercise."""
     with database_errors(), store.engine.connect() as connection:
-        return _learners(connection, _scope(connection, slug, version))
+        return _learners(connection, _Scope(slug, version))
 
 
 def exercise_versions(store: Store, slug: str) -> list[VersionInfo]:
@@ -389,8 +367,7 @@ def exercise_versions(store: Store, slug: str) -> list[VersionInfo]:
     Submit counts in one version; ``regraded``: its gradings a regrade replaced since)."""
     versions = select(V.version, V.went_live_at).where(V.exercise == slug)
     with database_errors(), store.engine.connect() as connection:
-        newest = _newest(S, _regraded(connection, slug))
-        counted = case((newest[0], 1), else_=0) if newest else 1
+        counted = case((not_superseded(S), 1), else_=0)
         counts = (
             select(S.exercise_version, func.count(), func.sum(counted))
             .where(*_submits_of(slug))
@@ -491,7 +468,7 @@ def overview_report(
             else_=0,
         )
     with database_errors(), store.engine.connect() as connection:
-        submits = (S.mode == SUBMIT, *_newest(S, _regraded(connection)))
+        submits = (S.mode == SUBMIT, *_newest(S))
         per_track = (
             select(
                 S.exercise,

@@ -8,16 +8,27 @@ schema to the newest migration (app/migrate.py).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, and_, case, create_engine, event, func, insert, select, update
-from sqlalchemy.engine import Engine
+from sqlalchemy import (
+    Select,
+    and_,
+    case,
+    create_engine,
+    event,
+    false,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlalchemy.orm import Session, aliased, sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
 from app.migrate import Upgrade, advisory_lock, lock_key, upgrade
 from app.tables import (
@@ -26,6 +37,7 @@ from app.tables import (
     ExerciseVersionRow,
     ReferenceCacheRow,
     SubmissionRow,
+    SubmissionTestRow,
     write_submissions,
 )
 from graders.grading.results import OUTPUT_EXPIRED, GradeResult
@@ -358,10 +370,28 @@ class Store:
             return {"code": row.code, "updated_at": aware(row.updated_at).isoformat()}
 
 
-def not_superseded() -> Any:
-    """Rows no regrade has replaced: a submission's newest grading."""
-    newer = aliased(SubmissionRow)
-    return ~select(newer.id).where(newer.regrade_of == SubmissionRow.id).exists()
+def not_superseded(table: Any = SubmissionRow) -> Any:
+    """Rows no regrade has replaced: a submission's newest grading (of ``submissions``, or
+    of ``submission_tests``: its tests' rows). A column of the row and of the statistics
+    indexes, kept by write_regrades, not a look-up of a newer row per row."""
+    return table.superseded == false()
+
+
+def write_regrades(connection: Connection, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert regrades (``submissions`` rows whose ``regrade_of`` names the row each one
+    replaces) with their test rows, and mark the rows they replace, and those rows' tests,
+    ``superseded``: in the caller's transaction, so that the statistics never see both
+    gradings of a Submit, nor neither. An IntegrityError (a row regraded already: the
+    unique ``regrade_of``) is raised by the insert, before anything is marked."""
+    replaced = [row["regrade_of"] for row in rows]
+    if None in replaced:
+        raise ValueError("a regrade names the row it replaces (regrade_of)")
+    if not rows:
+        return
+    write_submissions(connection, rows)
+    s, t = SubmissionRow, SubmissionTestRow
+    connection.execute(update(s).where(s.id.in_(replaced)).values(superseded=True))
+    connection.execute(update(t).where(t.submission_id.in_(replaced)).values(superseded=True))
 
 
 def history_query(

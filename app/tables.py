@@ -22,6 +22,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    false,
     insert,
 )
 from sqlalchemy.dialects.postgresql import JSONB
@@ -58,11 +59,14 @@ class SubmissionRow(Base):
     __table_args__ = (
         # Everything the statistics read of a submission (per exercise: Submits and passes
         # per track; per exercise and track: distinct learners): they read this index,
-        # never the wide rows (code, result).
+        # never the wide rows (code, result). ``superseded`` comes before the version:
+        # an exercise's newest gradings are one range of it, and so are a version's, in
+        # track order (the same place in the three indexes of submission_tests).
         Index(
             "ix_submissions_statistics",
             "mode",
             "exercise",
+            "superseded",
             "exercise_version",
             "track",
             "status",
@@ -92,14 +96,21 @@ class SubmissionRow(Base):
     # once), ``regrade_run`` the run that made it. Both are None for what a learner sent.
     regrade_of: Mapped[str | None] = mapped_column(String(32), unique=True)
     regrade_run: Mapped[str | None] = mapped_column(String(32), index=True)
+    # True once a regrade replaced this row (a row whose id is another's ``regrade_of``):
+    # set in the transaction that stores the regrade (app.store.write_regrades), so that
+    # the statistics keep each Submit's newest grading by a column of their indexes
+    # instead of looking up every row's regrade (app.store.not_superseded). False by the
+    # database's default: an insert leaves it out (a row is new, so not replaced).
+    superseded: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
 class SubmissionTestRow(Base):
     """One test of a stored result; ``test`` is None for a failure of the whole run (a
     result without tests, e.g. a syntax error). ``id`` grows with every row written, so
-    it tells which failure was seen first. The submission's exercise, mode and track are
-    repeated here (a submission never changes) so that the statistics need no join with
-    the wide submissions table."""
+    it tells which failure was seen first. The submission's exercise, mode, track and
+    version are repeated here (they never change), and so is its ``superseded`` (set on
+    both tables in one transaction), so that the statistics need no join with the wide
+    submissions table."""
 
     __tablename__ = "submission_tests"
     # The per-test counts of an exercise's Submits read this index only. Its keys repeat
@@ -110,6 +121,7 @@ class SubmissionTestRow(Base):
             "ix_submission_tests_statistics",
             "exercise",
             "mode",
+            "superseded",
             "exercise_version",
             "track",
             "test_id",
@@ -138,6 +150,8 @@ class SubmissionTestRow(Base):
     # Who a failure is due to (graders.grading.results.Blame: learner, test, grader,
     # infrastructure); None for a pass or a test that did not run.
     blame: Mapped[str | None] = mapped_column(String(16))
+    # Its submission's ``superseded`` (set with it): the statistics read it here.
+    superseded: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
 # The failures of an exercise's track (about one test row in eight), for the most common
@@ -147,6 +161,7 @@ Index(
     "ix_submission_tests_failures",
     SubmissionTestRow.exercise,
     SubmissionTestRow.mode,
+    SubmissionTestRow.superseded,
     SubmissionTestRow.exercise_version,
     SubmissionTestRow.track,
     postgresql_where=_FAILED,
@@ -161,6 +176,7 @@ Index(
     "ix_submission_tests_not_learners",
     SubmissionTestRow.exercise,
     SubmissionTestRow.mode,
+    SubmissionTestRow.superseded,
     SubmissionTestRow.exercise_version,
     SubmissionTestRow.track,
     postgresql_where=NOT_LEARNERS,

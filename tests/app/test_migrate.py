@@ -16,7 +16,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import create_engine, inspect, select, text
+from sqlalchemy import create_engine, insert, inspect, select, text
 from sqlalchemy.engine import Connection
 
 from app import migrate, stats
@@ -98,11 +98,53 @@ def tables(url: str) -> set[str]:
         engine.dispose()
 
 
+# The indexes the statistics read (app.tables): their columns, in order, and for the
+# partial ones the rows they keep (which the comparison with the models does not check).
+STATISTICS_INDEXES = {
+    "ix_submissions_statistics": None,
+    "ix_submission_tests_statistics": None,
+    "ix_submission_tests_failures": "pass",
+    "ix_submission_tests_not_learners": "learner",
+}
+
+
+def model_indexes() -> dict[str, list[str]]:
+    found = {}
+    for table in (SubmissionRow.__table__, SubmissionTestRow.__table__):
+        for index in table.indexes:  # type: ignore[attr-defined]
+            if index.name in STATISTICS_INDEXES:
+                found[index.name] = [column.name for column in index.columns]
+    return found
+
+
+def statistics_indexes(url: str) -> dict[str, list[str]]:
+    """The statistics indexes of the database at ``url`` (columns in order); a partial
+    index must keep its rows' condition."""
+    engine = create_engine(url)
+    found = {}
+    try:
+        for table in ("submissions", "submission_tests"):
+            for index in inspect(engine).get_indexes(table):
+                if index["name"] not in STATISTICS_INDEXES:
+                    continue
+                kept = STATISTICS_INDEXES[index["name"]]
+                where = index.get("dialect_options", {}).get(f"{engine.dialect.name}_where")
+                assert (where is None) == (kept is None), (index["name"], where)
+                assert kept is None or kept in str(where), (index["name"], where)
+                found[str(index["name"])] = [str(c) for c in index["column_names"]]
+    finally:
+        engine.dispose()
+    return found
+
+
 def test_the_head_revision_matches_the_models(empty_url: str) -> None:
     outcome = migrate.upgrade(empty_url)
     assert (outcome.before, outcome.after, outcome.legacy) == (None, migrate.head(), False)
     assert tables(empty_url) == TABLES
     assert differences(empty_url) == []
+    # Each Submit's newest grading is a range of every statistics index (not a look-up).
+    assert statistics_indexes(empty_url) == model_indexes()
+    assert all("superseded" in columns for columns in model_indexes().values())
     again = migrate.upgrade(empty_url)
     assert again.before == again.after == migrate.head()
     assert again.describe().endswith(f"is at revision {migrate.head()} (already up to date)")
@@ -119,6 +161,7 @@ def test_downgrade_to_the_first_revision_and_back(empty_url: str) -> None:
         engine.dispose()
     assert migrate.upgrade(empty_url).before == migrate.LEGACY_REVISION
     assert differences(empty_url) == []
+    assert statistics_indexes(empty_url) == model_indexes()
 
 
 def test_a_store_can_leave_the_schema_alone(tmp_path: Path) -> None:
@@ -288,6 +331,64 @@ def test_the_blame_revision_reads_old_failures_off_the_graders_own_words(empty_u
             assert connection.execute(query).scalars().all() == [b for *_, b in stored]
         with engine.begin() as connection:
             command.downgrade(migrate.config(connection), "0004")
+    finally:
+        engine.dispose()
+
+
+def test_the_superseded_revision_marks_the_rows_regrades_replaced_and_back(
+    empty_url: str,
+) -> None:
+    engine = create_engine(empty_url)
+    # s1 regraded by r1, itself regraded by r2; s2 never regraded.
+    stored = {"s1": None, "r1": "s1", "r2": "r1", "s2": None}
+    try:
+        with engine.begin() as connection:
+            command.upgrade(migrate.config(connection), "0006")
+            for n, (sub_id, of) in enumerate(stored.items()):
+                connection.execute(
+                    insert(SubmissionRow),
+                    {"id": sub_id, "learner": "l", "exercise": GC, "track": "numpy",
+                     "mode": "submit", "exercise_version": "v", "status": "fail",
+                     "passed": 0, "total": 2, "duration_ms": 1.0,
+                     "created_at": datetime(2026, 1, 1 + n, tzinfo=UTC), "code": "",
+                     "result": {}, "regrade_of": of},
+                )  # fmt: skip
+                connection.execute(
+                    insert(SubmissionTestRow),
+                    [
+                        {"submission_id": sub_id, "exercise": GC, "mode": "submit",
+                         "track": "numpy", "test": f"t{i}", "test_id": f"t{i}",
+                         "exercise_version": "v", "position": i, "status": status,
+                         "message": None if status == "pass" else "m",
+                         "blame": None if status == "pass" else "learner"}
+                        for i, status in enumerate(("pass", "fail"))
+                    ],
+                )  # fmt: skip
+        migrate.upgrade(engine)
+        s, t = SubmissionRow.__table__.c, SubmissionTestRow.__table__.c
+        with engine.connect() as connection:
+            submissions = dict(connection.execute(select(s.id, s.superseded)).all())
+            by_tests = connection.execute(select(t.submission_id, t.superseded)).all()
+        assert submissions == {"s1": True, "r1": True, "r2": False, "s2": False}
+        assert sorted(by_tests) == sorted((i, submissions[i]) for i in stored for _ in "ab")
+        # The statistics count each Submit once, by its newest grading: r2 and s2.
+        store = Store(empty_url)
+        try:
+            numbers = plain(stats.exercise_stats(store, GC, {"numpy": []}, version="v"))
+        finally:
+            store.close()
+        numpy = numbers["tracks"]["numpy"]
+        assert (numpy["submissions"], [t["runs"] for t in numpy["tests"]]) == (2, [2, 2])
+        with engine.begin() as connection:
+            command.downgrade(migrate.config(connection), "0006")
+        columns = {
+            table: {c["name"] for c in inspect(engine).get_columns(table)}
+            for table in ("submissions", "submission_tests")
+        }
+        assert not any("superseded" in names for names in columns.values())
+        with engine.connect() as connection:  # the rows are kept
+            assert sorted(connection.execute(select(s.id)).scalars()) == sorted(stored)
+            assert len(connection.execute(select(t.submission_id)).all()) == 8
     finally:
         engine.dispose()
 

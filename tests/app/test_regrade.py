@@ -18,7 +18,7 @@ from sqlalchemy import select
 from app import instructor_auth, regrade, stats
 from app.regrade import RegradeError, Run
 from app.store import Store
-from app.tables import SubmissionRow
+from app.tables import SubmissionRow, SubmissionTestRow
 from drill.commands.regrade import format_regrade
 from graders.grading.catalog import Exercise, load_catalog
 from graders.grading.grader import Grader
@@ -171,6 +171,37 @@ def test_a_second_run_finds_nothing_and_a_dry_run_stores_nothing(
         again = Run.plan(store, grader, GC)
         assert again.submissions == []
         assert again.execute(1).regraded == 0 and len(rows(store)) == 7
+    finally:
+        grader.close()
+
+
+def superseded(store: Store) -> tuple[set[str], set[str]]:
+    """The submissions marked superseded, and those whose test rows are."""
+    t = SubmissionTestRow
+    with store.engine.connect() as connection:
+        tests = connection.execute(select(t.submission_id, t.superseded)).all()
+    marked = {sub_id for sub_id, row in rows(store).items() if row.superseded}
+    return marked, {sub_id for sub_id, flag in tests if flag}
+
+
+def test_a_regrade_marks_the_rows_it_replaces_and_a_concurrent_one_changes_nothing(
+    tmp_path: Path, exercises: Path, store: Store, before: dict[str, Any]
+) -> None:
+    change_solution(exercises)
+    grader = grader_on(tmp_path, exercises)
+    try:
+        # Two runs chosen at once (two instructors): the first stores every regrade.
+        first, second = Run.plan(store, grader, GC), Run.plan(store, grader, GC)
+        first.execute(2)
+        now = rows(store)
+        replaced = {row.regrade_of for row in now.values() if row.regrade_of}
+        assert replaced == {before[k]["id"] for k in ("a", "b", "a_torch")}
+        # The rows replaced, and their tests' rows, are marked; nothing else is.
+        assert superseded(store) == (replaced, replaced)
+        # The second finds each row regraded already (one regrade per row): it stores
+        # nothing and marks nothing.
+        assert second.execute(2).regraded == 0
+        assert rows(store).keys() == now.keys() and superseded(store) == (replaced, replaced)
     finally:
         grader.close()
 

@@ -10,14 +10,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import event, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from app import stats
 from app.errors import RateLimited
 from app.limits import DatabaseRateLimiter, RateLimiter, rate_limiter
 from app.retention import OutputRetention
-from app.store import Store, StoreUnavailable, database_errors, history_query
+from app.store import (
+    Store,
+    StoreUnavailable,
+    database_errors,
+    history_query,
+    new_id,
+    write_regrades,
+)
 from app.tables import Base, RateBucketRow, SubmissionRow, SubmissionTestRow
 from graders.grading.results import (
     OUTPUT_EXPIRED,
@@ -612,3 +619,136 @@ def test_failures_not_the_learners_doing_are_counted_apart(store: Store) -> None
     assert (first["failures"], first["blamed_elsewhere"]) == (2, {"test": 1})
     assert (second["failures"], second["blamed_elsewhere"]) == (2, {"test": 1, "infrastructure": 1})
     assert numpy["blamed_elsewhere"] == {"test": 2, "infrastructure": 2}
+
+
+# --- regrades: the superseded flag ---
+
+
+def regrade_of(store: Store, sub_id: str, result: GradeResult) -> dict[str, Any]:
+    """A ``submissions`` row regrading ``sub_id`` (as app.regrade writes one)."""
+    with store.engine.connect() as connection:
+        old = connection.execute(select(SubmissionRow).where(SubmissionRow.id == sub_id)).one()
+    regrade_id = new_id()
+    return {
+        "id": regrade_id,
+        "learner": old.learner,
+        "exercise": old.exercise,
+        "track": old.track,
+        "mode": "submit",
+        "exercise_version": "v2",
+        "status": result.status.value,
+        "passed": result.passed,
+        "total": result.total,
+        "duration_ms": 0.0,
+        "created_at": datetime.now(UTC),
+        "code": old.code,
+        "result": {"id": regrade_id, **result.model_dump(mode="json"), "regrade": {"of": sub_id}},
+        "regrade_of": sub_id,
+        "regrade_run": "run-1",
+    }
+
+
+def flags(store: Store) -> tuple[dict[str, bool], dict[str, set[bool]]]:
+    """Each submission's ``superseded``, and the values its test rows hold."""
+    s, t = SubmissionRow, SubmissionTestRow
+    with store.engine.connect() as connection:
+        rows = dict(connection.execute(select(s.id, s.superseded)).all())
+        tests: dict[str, set[bool]] = {}
+        for sub_id, superseded in connection.execute(select(t.submission_id, t.superseded)):
+            tests.setdefault(sub_id, set()).add(superseded)
+    return rows, tests
+
+
+def test_a_regrade_marks_the_row_it_replaces_and_its_tests_in_one_transaction(
+    store: Store,
+) -> None:
+    old = save(store, graded({"first": ("pass", ""), "second": ("fail", "m")}))
+    other = save(store, graded({"first": ("pass", "")}))
+    row = regrade_of(store, old["id"], graded({"first": ("fail", "n"), "second": ("pass", "")}))
+    # Stored together or not at all: a transaction that fails after it leaves no trace.
+    with pytest.raises(RuntimeError), store.engine.begin() as connection:
+        write_regrades(connection, [row])
+        raise RuntimeError("the transaction fails after the regrade")
+    assert flags(store) == (
+        {old["id"]: False, other["id"]: False},
+        {old["id"]: {False}, other["id"]: {False}},
+    )
+    with store.engine.begin() as connection:
+        write_regrades(connection, [row])
+    expected = (
+        {old["id"]: True, other["id"]: False, row["id"]: False},
+        {old["id"]: {True}, other["id"]: {False}, row["id"]: {False}},
+    )
+    assert flags(store) == expected
+    numpy = plain(stats.exercise_stats(store, GC, track_tests({"numpy": ["first", "second"]})))
+    numpy = numpy["tracks"]["numpy"]
+    assert (numpy["submissions"], numpy["passed"]) == (2, 1)
+    assert [(t["runs"], t["failures"]) for t in numpy["tests"]] == [(2, 1), (1, 0)]
+    # The store keeps one regrade per row: a second one is refused and changes nothing.
+    again = {**row, "id": "another", "result": {**row["result"], "id": "another"}}
+    with pytest.raises(IntegrityError), store.engine.begin() as connection:
+        write_regrades(connection, [again])
+    assert flags(store) == expected and count(store, SubmissionRow) == 3
+    with pytest.raises(ValueError, match="regrade_of"), store.engine.begin() as connection:
+        write_regrades(connection, [{**row, "regrade_of": None}])
+
+
+def explained(store: Store, statement: str, parameters: Any) -> str:
+    """The plan of a statement the statistics ran, as one line."""
+    with store.engine.connect() as connection:
+        if store.dialect == "sqlite":
+            rows = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
+            return " | ".join(str(row[-1]) for row in rows)
+        # The tables are tiny: without this, reading them whole is cheapest.
+        for setting in ("enable_seqscan", "enable_bitmapscan"):
+            connection.exec_driver_sql(f"SET {setting} = off")
+        return " | ".join(
+            r[0] for r in connection.exec_driver_sql(f"EXPLAIN {statement}", parameters)
+        )
+
+
+def test_the_statistics_keep_the_newest_gradings_through_their_indexes(store: Store) -> None:
+    """Each Submit's newest grading is read off the indexes: the counts read them alone
+    (no table row, no look-up of a newer row), the failures their partial indexes."""
+    for n, track in enumerate(("numpy", "torch", "numpy")):
+        saved = save(store, graded({"first": ("fail", "m"), "second": ("pass", "")}, track=track))
+        with store.engine.begin() as connection:
+            write_regrades(connection, [regrade_of(store, saved["id"], graded(track=track))])
+        save(store, graded({"first": ("pass", "")}, track=track), learner=f"learner-{n}")
+    if store.dialect == "postgresql":  # what autovacuum does: statistics, visibility map
+        with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+            c.exec_driver_sql("VACUUM ANALYZE submissions, submission_tests")
+    ran: list[tuple[str, Any]] = []
+
+    def note(*args: Any) -> None:
+        ran.append((args[2], args[3]))  # the statement and its parameters
+
+    tests = track_tests({"numpy": ["first", "second"], "torch": ["first", "second"]})
+    event.listen(store.engine, "before_cursor_execute", note)
+    try:
+        for version in (None, "v1"):
+            stats.exercise_report(store, GC, tests, version=version)
+            stats.learner_counts(store, GC, version)
+        stats.exercise_versions(store, GC)
+        stats.overview_report(store, {GC: "v1"})
+    finally:
+        event.remove(store.engine, "before_cursor_execute", note)
+    sqlite = store.dialect == "sqlite"
+    covering = "COVERING INDEX {}" if sqlite else "Index Only Scan using {}"
+    # The failures read rows (their messages, their blame): through an index whose search
+    # keeps the newest gradings (which one, on tables this small, is the planner's pick).
+    searched = "superseded=?" if sqlite else "(superseded = false)"
+    read = [(statement, explained(store, statement, parameters)) for statement, parameters in ran]
+    read = [(statement, plan) for statement, plan in read if "FROM submission" in statement]
+    # Each report: counts, tests, blames, a track's failures twice; learners: 2 each;
+    # versions: 1; the overview: per track, and per exercise (of two tracks).
+    assert len(read) == 2 * 5 + 2 * 2 + 1 + 2
+    for statement, plan in read:
+        if "FROM submissions" in statement:
+            wanted = covering.format("ix_submissions_statistics")
+        elif "blame !=" in statement or "message" in statement:
+            wanted = searched
+        else:
+            wanted = covering.format("ix_submission_tests_statistics")
+        assert wanted in plan and "superseded" in statement, (statement, plan)
+        assert "regrade_of" not in statement and "SUBQUERY" not in plan, (statement, plan)
