@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from app.lti.outbox import note_standing
 from app.store import (
     Store,
     aware,
@@ -366,6 +367,9 @@ class Run:
                 write_regrades(connection, [row])
         except IntegrityError:
             return False
+        # An LMS that grades this assignment gets the new standing (the server's sender
+        # posts it from the stored outbox; this never raises).
+        note_standing(self.store, old.learner, self.exercise.slug, old.track)
         return True
 
 

@@ -399,9 +399,11 @@ def test_a_platform_answering_503_gets_the_score_later_and_the_submit_does_not_w
     session = launched(browser, platform, "learner1")
     platform.delay = 2.0  # each AGS call; the first one then answers 503
     platform.fail_next = [503]
-    started = time.monotonic()
     assert submit(registered, session)["status"] == "pass"
-    assert time.monotonic() - started < 1.5  # the Submit never waits for the LMS
+    # The Submit was answered while the LMS still held its first call: the injected 503
+    # (given only after the delay) is not spent yet. A Submit that waited for the LMS
+    # would have come back after it.
+    assert platform.fail_next == [503]
     failed = wait_for(lambda: [r for r in outbox(registered) if r.last_error], what="the 503")
     assert failed[0].sent_at is None and failed[0].attempts == 1
     assert "answered 503" in failed[0].last_error
@@ -897,3 +899,33 @@ def test_the_public_url_is_what_drill_tells_the_lms(tmp_path: Path) -> None:
         operator.post("/instructor/login", data={"token": OPERATOR_TOKEN})
         page = operator.get("/lti/registrations").text
     assert "https://drill.example.org/lti/launch" in page and running.base not in page
+
+
+def test_a_regrade_that_changes_the_verdict_sends_the_new_score(
+    registered: Drill, platform: Platform, browser: Browser
+) -> None:
+    """A Submit fails (0 goes to the LMS); the instructor fixes the tests and regrades it
+    (here: a grader that passes it, against a new version); the LMS gets 1."""
+    from dataclasses import replace
+
+    from app.regrade import Run, to_regrade
+
+    session = launched(browser, platform)
+    assert submit(registered, session, WRONG)["status"] != "pass"
+    wait_for(lambda: len(platform.scores) == 1, what="the first score")
+    service = registered.app.state.service
+    grader = service.grader
+    fixed = replace(grader.catalog.get(GC), version="fixed-tests")
+
+    class FixedTests:
+        catalog = grader.catalog
+
+        def grade(self, exercise: Any, track: str, code: str, mode: str, **kw: Any) -> Any:
+            return grader.grade(exercise, track, SOLUTION, mode, **kw)  # now it passes
+
+    chosen = to_regrade(registered.store, fixed, "numpy", None)
+    assert len(chosen) == 1
+    run = Run(registered.store, FixedTests(), fixed, "numpy", None, False, chosen)  # type: ignore[arg-type]
+    assert run.execute(1).to_pass == 1
+    wait_for(lambda: len(platform.scores) == 2, what="the regraded score")
+    assert [s["scoreGiven"] for s in platform.scores] == [0.0, 1.0]
