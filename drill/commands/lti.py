@@ -16,7 +16,9 @@ class LtiCommandError(DrillError):
 
 
 def add_arguments(lti: argparse.ArgumentParser) -> None:
-    actions = lti.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = lti.add_subparsers(
+        dest="action", required=True, metavar="ACTION", help="what to do (drill lti ACTION -h)"
+    )
     register = actions.add_parser(
         "register",
         help="register an LMS by hand (the same issuer and client id again: updated)",
