@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from app import instructor_auth, regrade, stats
+from app.accounts import Accounts
+from app.courses import Courses
 from app.regrade import RegradeError, Run
 from app.store import Store
-from app.tables import SubmissionRow, SubmissionTestRow
+from app.tables import AccountRow, SubmissionRow, SubmissionTestRow
 from drill.commands.regrade import format_regrade
 from graders.grading.catalog import Exercise, load_catalog
 from graders.grading.grader import Grader
@@ -648,6 +650,27 @@ def test_after_a_regrade_the_overview_the_exercise_page_and_the_api_agree(
         assert (api["solved"], api["learners"]) == exercise_solved
     assert "Counting each Submit once, by its newest grading" in pages["current"]
     assert "against v2" in pages["current"] and "whichever version graded it" in pages["all"]
+
+    # A course whose students are a and b says the same in its gradebook.
+    accounts, courses = Accounts(store), Courses(store)
+    course = courses.create(None, "Regraded")
+    for learner in ("a", "b"):
+        account = accounts.create_external(learner, None)
+        with store.engine.begin() as connection:  # the account these Submits were sent by
+            connection.execute(
+                update(AccountRow).where(AccountRow.id == account.id).values(learner=learner)
+            )
+        courses.add_member(course, account, "learner", "code")
+    assignments = {track: courses.assign(course.id, GC, track) for track in expected}
+    book = courses.gradebook(course)
+    for track, numbers in expected.items():
+        assert (book.solved_by(assignments[track]), len(book.students)) == (
+            numbers["solved"][0],
+            2,
+        ), track
+    a = next(s for s in book.students if s.learner == "a")
+    assert book.cell(a.account_id, assignments["numpy"].id).attempts == 1  # no regrade counted
+    assert book.cell(a.account_id, assignments["numpy"].id).label == "attempted"  # now fails
 
 
 def test_a_partial_regrade_is_counted_once_and_said_on_the_page(
