@@ -30,5 +30,5 @@ def _on_postgresql(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-def test_these_run_on_postgresql(drill: object) -> None:
+def test_these_run_on_postgresql(drill: object) -> None:  # noqa: F811
     assert drill.store.dialect == "postgresql"  # type: ignore[attr-defined]
