@@ -193,7 +193,7 @@ class Accounts:
                     SessionRow.token_hash != token_hash(keep),
                 )
             )
-        self._forget_all()
+        self.forget_cached_sessions()
 
     def get(self, account_id: str) -> Account | None:
         with database_errors(), self.store._session() as session:
@@ -275,7 +275,8 @@ class Accounts:
         with self._cache_lock:
             self._cache.pop(key, None)
 
-    def _forget_all(self) -> None:
+    def forget_cached_sessions(self) -> None:
+        """Look every session up again (after a change that ends sessions or accounts)."""
         with self._cache_lock:
             self._cache.clear()
 

@@ -204,6 +204,7 @@ async def delete(
         )
     if account is not None:
         await run_in_threadpool(delete_account, courses.store, account.id)
+        request.app.state.accounts.forget_cached_sessions()  # its other browsers, here
     else:
         await run_in_threadpool(delete_learner_data, courses.store, learner)
     response = RedirectResponse("/account?done=deleted", status_code=303)

@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts import Account
@@ -23,7 +24,7 @@ from app.lti.errors import LtiError, PlatformError
 from app.lti.outbox import outbox_status
 from app.lti.tool import LtiTool
 from app.routers.pages import TRACK_LABELS, render
-from app.store import aware
+from app.store import aware, not_superseded
 from app.tables import SubmissionRow
 
 router = APIRouter(prefix="/courses", tags=["courses"], include_in_schema=False)
@@ -393,10 +394,6 @@ async def student(
 
 def _submissions_of(courses: Courses, learner: str, assignments: list[Any]) -> dict[str, list[Any]]:
     """Per assignment id, the learner's Submits of it (newest grading each), newest first."""
-    from sqlalchemy import select
-
-    from app.store import not_superseded
-
     s = SubmissionRow
     found: dict[str, list[Any]] = {a.id: [] for a in assignments}
     by_task = {(a.exercise, a.track): a for a in assignments}

@@ -85,7 +85,7 @@ def test_an_expired_session_signs_nobody_in(app_client: TestClient) -> None:
         connection.execute(
             update(SessionRow).values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
         )
-    app_client.app.state.accounts._forget_all()  # type: ignore[attr-defined]
+    app_client.app.state.accounts.forget_cached_sessions()  # type: ignore[attr-defined]
     assert "Your practice" in app_client.get("/account").text
 
 

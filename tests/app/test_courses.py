@@ -139,7 +139,7 @@ def test_sign_out_ends_the_session_and_a_password_change_ends_the_others(
     )
     assert answer.status_code == 303
     assert "alan" in app_client.get("/account").text
-    other.app.state.accounts._forget_all()  # this test's nodes share one cache
+    other.app.state.accounts.forget_cached_sessions()  # this test's nodes share one cache
     assert "Your practice" in other.get("/account").text  # signed out by the change
     stolen = app_client.cookies.get("drill_session")
     app_client.post("/account/signout")
