@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from joserfc.jwk import RSAKey
-from playwright.sync_api import BrowserContext, Frame, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Frame, Page, expect
 
 from app.lti.registration import ToolSite
 from app.lti.store import DbRegistrations
@@ -59,21 +59,22 @@ def drill(tmp_path_factory: pytest.TempPathFactory, platform: Platform) -> Itera
 
 
 @pytest.fixture
-def context(tmp_path: Path) -> Iterator[BrowserContext]:
-    """A Chromium profile that blocks third-party cookies."""
+def context(browser: Browser, tmp_path: Path) -> Iterator[BrowserContext]:
+    """A Chromium profile that blocks third-party cookies. Started through the session's
+    Playwright (tests/browser/conftest.py): a second sync_playwright in the same process
+    refuses to start while the first one runs."""
     (tmp_path / "Default").mkdir()
     preferences = {"profile": {"cookie_controls_mode": 1, "block_third_party_cookies": True}}
     (tmp_path / "Default" / "Preferences").write_text(json.dumps(preferences))
-    with sync_playwright() as playwright:
-        opened = playwright.chromium.launch_persistent_context(
-            tmp_path,
-            executable_path=CHROMIUM,
-            args=CHROMIUM_ARGS,
-            headless=True,
-            viewport={"width": 1280, "height": 1000},
-        )
-        yield opened
-        opened.close()
+    opened = browser.browser_type.launch_persistent_context(
+        tmp_path,
+        executable_path=CHROMIUM,
+        args=CHROMIUM_ARGS,
+        headless=True,
+        viewport={"width": 1280, "height": 1000},
+    )
+    yield opened
+    opened.close()
 
 
 def tool_frame(page: Page, drill: str) -> Frame:
