@@ -331,6 +331,18 @@ def assert_rings_whole(page: Page, what: str) -> None:
     assert not problems, f"focus rings on {what}:\n" + "\n".join(problems)
 
 
+def settle_scrolling(page: Page) -> None:
+    """Wait until the workspace stops moving (its scroll position the same 300 ms apart):
+    a focus ring measured mid-scroll is cut by where the box happened to be."""
+    page.wait_for_function(
+        """() => new Promise((done) => {
+            const box = document.getElementById("workspace");
+            const at = box ? box.scrollTop : 0;
+            setTimeout(() => done(!box || box.scrollTop === at), 300);
+        })"""
+    )
+
+
 def assert_ring_whole_when_half_hidden(page: Page, before: str, control: str) -> None:
     """Chromium scrolls a control that is half out of view just far enough into view when
     it takes focus (one that is wholly out of view, to the middle): the workspace must
@@ -364,6 +376,7 @@ def test_focus_rings_are_never_clipped(
     open_exercise(page, server)
     page.get_by_role("button", name="NumPy").click()
     submit(page, WRONG, some_failed(server))
+    settle_scrolling(page)  # the results' smooth scroll, slower on a busy machine
     assert_rings_whole(page, "an exercise after Submit")
     if viewport is WIDE:  # the workspace is a scrolling box of its own
         # From the statement's last focusable element, Tab reaches the track switch.
