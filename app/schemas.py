@@ -54,6 +54,7 @@ class TrackInfo(BaseModel):
 class ExerciseLink(BaseModel):
     slug: str
     title: str
+    section: str
 
 
 class ExerciseDetail(ExerciseSummary):

@@ -35,7 +35,7 @@ from app.settings import AppSettings
 from app.store import Store, StoreUnavailable, new_id
 from app.store import TrackProgress as Standing
 from graders.grading.backend import BackendStatus
-from graders.grading.catalog import Exercise
+from graders.grading.catalog import Catalog, Exercise
 from graders.grading.grader import Grader
 from graders.grading.isolation import job_limits
 from graders.grading.results import Mode
@@ -81,6 +81,10 @@ class Service:
 
     def exercises(self) -> list[Exercise]:
         return list(self.grader.catalog)
+
+    def catalog(self) -> Catalog:
+        """The catalog now served: read it once per request (a reload replaces it whole)."""
+        return self.grader.catalog
 
     def exercise(self, slug: str) -> Exercise:
         return self.grader.catalog.get(slug)  # UnknownExercise -> 404
@@ -148,7 +152,9 @@ class Service:
         if position + 1 >= len(slugs):
             return None
         following = self.exercise(slugs[position + 1])
-        return ExerciseLink(slug=following.slug, title=following.meta.title)
+        return ExerciseLink(
+            slug=following.slug, title=following.meta.title, section=following.meta.section
+        )
 
     def hint(self, slug: str, n: int) -> Hint:
         exercise = self.exercise(slug)

@@ -42,6 +42,23 @@ MEMORY_SECTION = (
 )
 
 
+# Issue 29: the first section, for people learning NumPy and PyTorch, in this order, before
+# the memory section. Its exercises keep the memory section's floors (three hints, two
+# examples, six hidden tests, five known mistakes and eight alternatives per track).
+BASICS_SECTION_NAME = "Tensors and autograd"
+BASICS_SECTION = (
+    "pairwise-distances",
+    "stable-softmax",
+    "cross-entropy",
+    "causal-attention",
+    "gradient-check",
+    "custom-autograd-function",
+    "training-step",
+)
+# The exercises held to those floors (an instructor's own may set theirs lower).
+FLOORED = MEMORY_SECTION + BASICS_SECTION
+
+
 def shipped_exercises_dir() -> Path:
     """The folder of the catalog under test: ``DRILL_EXERCISES_DIR`` or ``exercises/``."""
     configured = os.environ.get("DRILL_EXERCISES_DIR")

@@ -39,8 +39,9 @@ def render(request: Request, name: str, status_code: int = 200, **context: Any) 
 async def catalog(request: Request, service: ServiceDep, learner: LearnerDep) -> HTMLResponse:
     progress = await service.standings(learner)
     tried = {slug for slug, _ in progress}
-    sections: dict[str, list[dict[str, Any]]] = {}
-    for exercise in service.exercises():
+    catalog = service.catalog()  # once: a reload replaces it whole
+    by_section: dict[str, list[dict[str, Any]]] = {s.name: [] for s in catalog.sections}
+    for exercise in catalog:
         tracks = [
             {
                 "name": track,
@@ -56,17 +57,32 @@ async def catalog(request: Request, service: ServiceDep, learner: LearnerDep) ->
             "solved": any(t["solved"] for t in tracks),  # in any track, as on LeetCode
             "tried": exercise.slug in tried,  # a Run or a Submit, in any track
         }
-        sections.setdefault(exercise.meta.section, []).append(entry)
+        by_section.setdefault(exercise.meta.section, []).append(entry)
     return render(
         request,
         "catalog.html",
-        sections=[_section(name, items) for name, items in sections.items()],
+        sections=[
+            _section(section.name, section.summary, by_section[section.name])
+            for section in catalog.sections
+            if by_section.get(section.name)
+        ],
     )
 
 
-def _section(name: str, exercises: list[dict[str, Any]]) -> dict[str, Any]:
-    """A catalog section: its exercises, how many are solved, and the same per track
-    (of the exercises that offer it)."""
+DIFFICULTIES = ("easy", "medium", "hard")
+
+
+def _level(exercises: list[dict[str, Any]]) -> str:
+    """A section's level from its exercises' difficulties: "Easy", "Easy to medium"..."""
+    present: list[str] = sorted({e["difficulty"] for e in exercises}, key=DIFFICULTIES.index)
+    if len(present) == 1:
+        return present[0].capitalize()
+    return f"{present[0].capitalize()} to {present[-1]}"
+
+
+def _section(name: str, summary: str, exercises: list[dict[str, Any]]) -> dict[str, Any]:
+    """A catalog section: its line, level and length, its exercises, how many are solved,
+    and the same per track (of the exercises that offer it)."""
     tracks: dict[str, dict[str, Any]] = {}
     for exercise in exercises:
         for track in exercise["track_marks"]:
@@ -78,6 +94,8 @@ def _section(name: str, exercises: list[dict[str, Any]]) -> dict[str, Any]:
     order = list(TRACK_LABELS)  # NumPy, then PyTorch, then any other track
     return {
         "name": name,
+        "summary": summary,
+        "level": _level(exercises),
         "exercises": exercises,
         "solved": sum(e["solved"] for e in exercises),
         "tracks": [
@@ -129,6 +147,7 @@ async def _exercise_view(
         # The page prefers it to the track it remembers (see frontend/src/page.js).
         "requested_track": chosen,
         "reveal_solution": detail.reveal_solution,
+        "section": exercise.meta.section,
         "next_exercise": detail.next_exercise.model_dump() if detail.next_exercise else None,
         "tracks": {
             name: {

@@ -63,7 +63,11 @@ export function setUpSolved({ slug, data, ui, onStatus, passingCode = async () =
   const next = data.next_exercise;
   if (next && typeof next.slug === "string") {
     ui.nextLink.href = `/exercises/${encodeURIComponent(next.slug)}`;
-    ui.nextLink.textContent = `Next exercise: ${next.title || next.slug}`;
+    // After a section's last exercise the link leads into the next section: say so.
+    const crossing = typeof next.section === "string" && next.section !== data.section;
+    ui.nextLink.textContent = crossing
+      ? `Next section, ${next.section}: ${next.title || next.slug}`
+      : `Next exercise: ${next.title || next.slug}`;
   } else {
     ui.nextLink.href = "/";
     ui.nextLink.textContent = "Back to the exercises";

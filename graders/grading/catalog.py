@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from graders.errors import CatalogError, UnknownExercise
 from graders.grading import pyparse
+from graders.grading.sections import Section, load_sections, ordered_sections, sections_version
 from graders.grading.statement import track_blocks
 
 TRACKS = ("numpy", "torch")
@@ -138,7 +139,9 @@ class Exercise:
 @dataclass
 class Catalog:
     folder: Path
-    exercises: dict[str, Exercise] = field(default_factory=dict)
+    exercises: dict[str, Exercise] = field(default_factory=dict)  # in catalog order
+    sections: list[Section] = field(default_factory=list)  # in catalog order
+    sections_version: str = ""  # a hash of sections.toml, "" without one
 
     def get(self, slug: str) -> Exercise:
         try:
@@ -154,13 +157,21 @@ def load_catalog(folder: Path) -> Catalog:
     """Load every package under ``folder``; raise CatalogError on the first bad one."""
     if not folder.is_dir():
         raise CatalogError(str(folder), "the exercises folder does not exist")
-    catalog = Catalog(folder)
-    loaded = [
-        load_exercise(path)
-        for path in sorted(folder.iterdir())
-        if path.is_dir() and not path.name.startswith((".", "_"))
-    ]
-    for exercise in sorted(loaded, key=lambda e: (e.meta.order, e.meta.title)):
+    version = sections_version(folder)
+    listed = load_sections(folder)
+    loaded = sorted(
+        (
+            load_exercise(path)
+            for path in sorted(folder.iterdir())
+            if path.is_dir() and not path.name.startswith((".", "_"))
+        ),
+        key=lambda e: (e.meta.order, e.meta.title),
+    )
+    sections = ordered_sections(listed, (e.meta.section for e in loaded), folder)
+    # Section by section, so that "Next exercise" after a section's last leads to the next.
+    rank = {section.name: i for i, section in enumerate(sections)}
+    catalog = Catalog(folder, sections=sections, sections_version=version)
+    for exercise in sorted(loaded, key=lambda e: rank[e.meta.section]):  # stable: keeps order
         catalog.exercises[exercise.slug] = exercise
     return catalog
 

@@ -86,7 +86,10 @@ class CatalogWatcher:
     def _stale(self) -> bool:
         """Whether the folder no longer holds the catalog being served."""
         from graders.grading.catalog import content_hash
+        from graders.grading.sections import sections_version
 
+        if sections_version(self.folder) != self.grader.catalog.sections_version:
+            return True
         served = self.grader.catalog.exercises
         on_disk = {
             p.name: p

@@ -11,7 +11,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.app.conftest import client_for
-from tests.catalog import MEMORY_SECTION_NAME, shipped_catalog, shipped_exercises_dir
+from tests.catalog import (
+    BASICS_SECTION_NAME,
+    MEMORY_SECTION_NAME,
+    shipped_catalog,
+    shipped_exercises_dir,
+)
 from tests.fakes import ReferenceOnlyBackend
 
 pytestmark = pytest.mark.catalog
@@ -113,3 +118,46 @@ def test_progress_is_the_calling_learners_own(client: TestClient) -> None:
     assert chips(card(page, GC)) == {"numpy": "NumPy", "torch": "PyTorch"}
     assert section_progress(page) == expected_progress(0, 0)
     assert section_progress(client.get("/").text) == expected_progress(1, 1)
+
+
+def words(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]*>", "", html).split())
+
+
+def section_facts(page: str, name: str) -> tuple[str, str]:
+    """A section's level and length line, and its own line ("" without one)."""
+    found = re.search(
+        rf'<h2[^>]*>{name}</h2>.*?<p class="section-facts">(.*?)</p>\s*'
+        r'(?:<p class="section-summary">(.*?)</p>)?',
+        page,
+        re.S,
+    )
+    assert found, name
+    return words(found.group(1)), words(found.group(2) or "")
+
+
+def test_sections_come_in_order_each_with_its_level_length_and_line(client: TestClient) -> None:
+    catalog = shipped_catalog()
+    page = client.get("/").text
+    shown = re.findall(r'<h2 id="section-\d+">(.*?)</h2>', page)
+    assert shown == [s.name for s in catalog.sections]
+    assert shown[0] == BASICS_SECTION_NAME  # issue 29: the beginners' section first
+    assert shown.index(BASICS_SECTION_NAME) < shown.index(MEMORY_SECTION_NAME)
+    ranks = ["easy", "medium", "hard"]
+    for section in catalog.sections:
+        members = [e for e in catalog if e.meta.section == section.name]
+        levels = sorted({e.meta.difficulty for e in members}, key=ranks.index)
+        level = levels[0].capitalize() + (f" to {levels[-1]}" if len(levels) > 1 else "")
+        tracks = sum(len(e.tracks) for e in members)
+        length = f"{len(members)} exercise{'s' * (len(members) != 1)}, {tracks} tracks"
+        assert section_facts(page, section.name) == (f"Level: {level} · {length}", section.summary)
+    # The cards follow the same order: every card of a section before the next section's.
+    cards = re.findall(r'data-slug="([^"]+)"', page)
+    assert cards == [e.slug for e in catalog]
+
+
+def test_a_solve_counts_in_its_own_section_only(client: TestClient) -> None:
+    assert submit(client, GC, "numpy", SOLUTION) == "pass"
+    page = client.get("/").text
+    assert section_progress(page) == expected_progress(1, 1)
+    assert section_progress(page, BASICS_SECTION_NAME).startswith("0 of ")

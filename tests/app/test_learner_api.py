@@ -257,8 +257,12 @@ def test_exercise_detail_has_limits_next_exercise_and_the_callers_standing(
         if following is None:
             assert body["next_exercise"] is None
         else:
-            title = who.get(f"/api/exercises/{following}").json()["title"]
-            assert body["next_exercise"] == {"slug": following, "title": title}
+            shown = who.get(f"/api/exercises/{following}").json()
+            assert body["next_exercise"] == {
+                "slug": following,
+                "title": shown["title"],
+                "section": shown["section"],
+            }
     wall = client.app.state.settings.wall_seconds  # type: ignore[attr-defined]
     tracks = who.get(f"/api/exercises/{GC}").json()["tracks"]
     for info in tracks.values():  # GC sets no limits of its own: the service's

@@ -17,10 +17,18 @@ from tests.browser.learner import (
     replace_code,
     results,
 )
-from tests.catalog import MEMORY_SECTION, MEMORY_SECTION_NAME, only, shipped_exercises_dir
+from tests.catalog import (
+    BASICS_SECTION,
+    BASICS_SECTION_NAME,
+    MEMORY_SECTION,
+    MEMORY_SECTION_NAME,
+    only,
+    shipped_exercises_dir,
+)
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.catalog]
 
+TRACK_NAMES = {"numpy": "NumPy", "torch": "PyTorch"}
 SCREENSHOT = ROOT / "var" / "screenshots" / "exercise.png"  # docs/ holds a copy
 
 
@@ -204,6 +212,38 @@ def test_each_new_exercise_is_solvable_in_the_browser(page: Page, server: str, s
     page.get_by_role("button", name="Submit", exact=True).click()
     expect(results(page)).to_contain_text(all_passed(server, slug, track), timeout=30_000)
     expect(results(page).get_by_text(re.compile("^fail", re.I))).to_have_count(0)
+
+
+@pytest.mark.parametrize("slug", BASICS_SECTION)
+def test_each_tensors_exercise_is_solvable_in_the_browser(
+    page: Page, server: str, slug: str
+) -> None:
+    # Issue 29: one track of each exercise of the first section, by an alternative (a style
+    # other than the reference) pasted into the editor: Run, Submit, then the link onwards,
+    # which after the section's last exercise leads into the next section.
+    folder = shipped_exercises_dir() / slug
+    tracks = sorted(p.parent.name for p in folder.glob("*/solution.py"))
+    position = BASICS_SECTION.index(slug)
+    track = tracks[position % len(tracks)]  # NumPy and PyTorch by turns
+    alternatives = sorted((folder / track / "alternatives").glob("*.py"))
+    alternative = alternatives[position % len(alternatives)]  # a different style each time
+    open_exercise(page, server, slug)
+    page.get_by_role("button", name=TRACK_NAMES[track], exact=True).click()
+    replace_code(page, alternative.read_text())
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(results(page)).to_contain_text(
+        all_passed(server, slug, track, mode="run"), timeout=30_000
+    )
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(results(page)).to_contain_text(all_passed(server, slug, track), timeout=30_000)
+    expect(results(page).get_by_text(re.compile("^fail", re.I))).to_have_count(0)
+    following = httpx.get(f"{server}/api/exercises/{slug}", timeout=30).json()["next_exercise"]
+    onwards = page.locator("#next-link")
+    if following["section"] == BASICS_SECTION_NAME:
+        expect(onwards).to_have_text(f"Next exercise: {following['title']}")
+    else:
+        expect(onwards).to_have_text(f"Next section, {following['section']}: {following['title']}")
+    expect(onwards).to_have_attribute("href", f"/exercises/{following['slug']}")
 
 
 def test_keyboard_shortcut_submits(page: Page, server: str) -> None:

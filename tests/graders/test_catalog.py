@@ -12,6 +12,9 @@ import pytest
 from graders.errors import CatalogError, UnknownExercise
 from graders.grading.catalog import content_hash, load_catalog, load_exercise
 from tests.catalog import (
+    BASICS_SECTION,
+    BASICS_SECTION_NAME,
+    FLOORED,
     MEMORY_SECTION,
     MEMORY_SECTION_NAME,
     SEED_CONTRACT,
@@ -56,6 +59,17 @@ def test_the_memory_section_keeps_its_order(seed):
 
 
 @pytest.mark.catalog
+def test_the_tensors_section_comes_first_in_its_order(seed):
+    # Issue 29: the beginners' section leads the catalog, so "Next exercise" from its last
+    # exercise leads into the memory section.
+    slugs = [e.slug for e in seed]
+    assert seed.sections[0].name == BASICS_SECTION_NAME
+    assert only(slugs, BASICS_SECTION) == list(BASICS_SECTION)
+    assert {seed.get(slug).meta.section for slug in BASICS_SECTION} == {BASICS_SECTION_NAME}
+    assert max(map(slugs.index, BASICS_SECTION)) < min(map(slugs.index, MEMORY_SECTION))
+
+
+@pytest.mark.catalog
 def test_the_catalog_is_every_package_of_the_folder(seed):
     assert sorted(seed.exercises) == shipped_slugs()
 
@@ -67,7 +81,7 @@ def test_shipped_exercise(seed, slug):
     assert exercise.folder == SEED / slug
     assert exercise.meta.title and exercise.meta.summary
     assert exercise.statement.strip()
-    if slug in MEMORY_SECTION:  # the section's own floor; an instructor's may differ
+    if slug in FLOORED:  # the shipped sections' own floor; an instructor's may differ
         assert len(exercise.hints) >= 3
     assert all(h.strip() for h in exercise.hints)
     assert exercise.version == content_hash(SEED / slug)
@@ -86,7 +100,7 @@ def test_shipped_exercise(seed, slug):
 def test_shipped_wrong_solutions(seed, slug, track):
     wrong = seed.get(slug).track(track).wrong
     files = sorted((SEED / slug / track / "wrong").glob("*.py"))
-    if slug in MEMORY_SECTION:
+    if slug in FLOORED:
         assert len(wrong) >= 5
     assert [w.path for w in wrong] == files
     for solution in wrong:
@@ -326,3 +340,59 @@ def test_malformed_package(exercises, breaks, fault, problem):
     assert problem in info.value.problem
     assert str(info.value).startswith(f"{at_fault}: ")
     assert problem in str(info.value)
+
+
+# --- sections.toml: the sections' order and lines ---------------------------------------
+
+
+def _add_package(exercises: Path, slug: str, section: str, order: int) -> None:
+    """A copy of ``double`` named ``slug``, in ``section`` at ``order``."""
+    shutil.copytree(exercises / "double", exercises / slug)
+    toml = exercises / slug / "exercise.toml"
+    text = toml.read_text().replace('section = "Basics"', f'section = "{section}"')
+    text = text.replace('title = "Double"', f'title = "{slug}"\norder = {order}')
+    toml.write_text(text)
+
+
+def test_without_sections_toml_sections_follow_their_first_exercise(exercises: Path) -> None:
+    _add_package(exercises, "early", "Later", 1)  # order 1: before double's default 100
+    catalog = load_catalog(exercises)
+    assert [s.name for s in catalog.sections] == ["Later", "Basics"]
+    assert [e.slug for e in catalog] == ["early", "double"]
+    assert catalog.sections_version == ""
+
+
+def test_sections_toml_orders_sections_and_the_exercises_with_them(exercises: Path) -> None:
+    _add_package(exercises, "early", "Later", 1)
+    _add_package(exercises, "unlisted", "Elsewhere", 0)  # first by order, but not listed
+    (exercises / "sections.toml").write_text(
+        '[[sections]]\nname = "Basics"\nsummary = "Start here."\n\n[[sections]]\nname = "Later"\n'
+    )
+    catalog = load_catalog(exercises)
+    assert [(s.name, s.summary) for s in catalog.sections] == [
+        ("Basics", "Start here."),
+        ("Later", ""),
+        ("Elsewhere", ""),  # not listed: after the listed ones
+    ]
+    # Section by section: double (order 100) comes before early (order 1).
+    assert [e.slug for e in catalog] == ["double", "early", "unlisted"]
+    assert len(catalog.sections_version) == 16
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[[sections]]\nname = "Basic"\n', "no exercise is in section 'Basic'"),
+        ('[[sections]]\nname = "Basics"\n[[sections]]\nname = "Basics"\n', "listed twice"),
+        ('[[sections]]\nname = "Basics"\nlevel = "easy"\n', "sections.0.level"),
+        ('[[sections]]\nsummary = "x"\n', "sections.0.name: Field required"),
+        ("[[sections]\n", "not valid TOML"),
+    ],
+)
+def test_a_bad_sections_toml_names_the_file_and_the_problem(
+    exercises: Path, text: str, message: str
+) -> None:
+    (exercises / "sections.toml").write_text(text)
+    with pytest.raises(CatalogError) as caught:
+        load_catalog(exercises)
+    assert "sections.toml" in str(caught.value) and message in str(caught.value)

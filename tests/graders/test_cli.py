@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.catalog import MEMORY_SECTION, declared_counts, shipped_exercises_dir, shipped_tracks
+from tests.catalog import (
+    BASICS_SECTION,
+    FLOORED,
+    declared_counts,
+    shipped_exercises_dir,
+    shipped_tracks,
+)
 
 pytestmark = pytest.mark.sandbox
 
@@ -99,9 +105,10 @@ def test_list(tmp_path: Path) -> None:
 @pytest.mark.catalog
 def test_validate_every_shipped_exercise_with_its_mutants(tmp_path: Path) -> None:
     # One run proves every shipped track valid, each known mistake caught, and that no
-    # mutant of a reference survives without an explanation in mutants.toml. The memory
-    # section also keeps its floors (two examples, five known mistakes, eight
-    # alternatives); the counts of tests are the catalog's own, whatever they are.
+    # mutant of a reference survives without an explanation in mutants.toml. The shipped
+    # sections also keep their floors (two examples, five known mistakes, eight
+    # alternatives; six hidden tests in the first); the counts of tests are the catalog's
+    # own, whatever they are.
     done = drill("validate", "--mutants", "--json", tmp=tmp_path, DRILL_WORKERS="2")
     assert done.returncode == 0, done.stdout + done.stderr
     reports = json.loads(done.stdout)
@@ -113,9 +120,11 @@ def test_validate_every_shipped_exercise_with_its_mutants(tmp_path: Path) -> Non
             report["exercise"], report["track"]
         ), where
         assert all(report["caught"].values()), report["caught"]
-        if report["exercise"] in MEMORY_SECTION:
+        if report["exercise"] in FLOORED:
             assert report["examples"] >= 2 and len(report["caught"]) >= 5, where
             assert len(report["alternatives"]) >= 8, where  # other styles, all passing
+        if report["exercise"] in BASICS_SECTION:
+            assert report["hidden"] >= 6, where
         mutants = report["mutants"]
         assert mutants["mutants"] > 0 and not mutants["not_analysed"], (where, mutants)
         assert mutants["unexplained"] == [], (where, mutants["unexplained"])

@@ -172,6 +172,15 @@ def test_an_edit_made_before_the_watcher_started_is_picked_up(
     assert "long_vector" in grader.catalog.get("double").track("numpy").tests
 
 
+def test_a_new_sections_toml_made_before_the_watcher_started_is_picked_up(
+    grader: Grader, exercises: Path
+) -> None:
+    (exercises / "sections.toml").write_text('[[sections]]\nname = "Basics"\nsummary = "New."\n')
+    with CatalogWatcher(grader, interval=60) as watcher:
+        assert watcher.reloads == 1
+    assert [(s.name, s.summary) for s in grader.catalog.sections] == [("Basics", "New.")]
+
+
 def test_the_watcher_ignores_editor_files(grader: Grader, exercises: Path) -> None:
     watcher = CatalogWatcher(grader, interval=0.2)
     watcher._last = snapshot(exercises)
