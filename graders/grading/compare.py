@@ -255,7 +255,7 @@ class _Comparer:
         if isinstance(e, bool) or isinstance(g, bool):
             same = e == g and isinstance(e, bool) == isinstance(g, bool)
         elif isinstance(e, float) or isinstance(g, float):
-            dtype = exp.dtype.name if isinstance(exp, np.floating) else "float64"
+            dtype = _float_dtype(exp)
             rtol, atol = self.tol.of(dtype)
             with np.errstate(all="ignore"):
                 same = bool(np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True))
@@ -318,6 +318,16 @@ def _is_number(v: Any) -> bool:
     if isinstance(v, ArrayObs):
         return v.scalar and v.values.dtype.kind != "b"
     return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _float_dtype(v: Any) -> str:
+    """The dtype whose tolerance compares the number ``v`` expects: a NumPy scalar's own
+    (the decoder gives it as a scalar ArrayObs), else float64 (a Python float is one)."""
+    if isinstance(v, ArrayObs) and v.values.dtype.kind == "f":
+        return str(v.values.dtype.name)
+    if isinstance(v, np.floating):
+        return str(v.dtype.name)
+    return "float64"
 
 
 def _number(v: Any) -> Any:

@@ -422,3 +422,13 @@ def test_a_tolerance_by_dtype_applies_to_values_of_that_dtype():
     assert compare({"y": ArrayObs(exp32)}, {"y": got32}, tol) is None
     assert compare({"y": 2.0}, {"y": 2.0 * off}, tol) is not None  # a Python float is float64
     assert tol.of("float16") == (1e-4, 1e-5)
+
+
+def test_a_numpy_float32_scalar_is_compared_with_the_float32_tolerance():
+    """A float32 loss returned as a NumPy scalar (issue 29's cross-entropy): the float64
+    tolerance refused a correct float32 sum in another order."""
+    tol = Tolerance(rtol=1e-9, atol=1e-12, by_dtype=(("float32", 1e-4, 1e-5),))
+    off = 1 + 1e-6
+    assert compare({"loss": num(2.0, "float32")}, {"loss": num(2.0 * off, "float32")}, tol) is None
+    assert compare({"loss": num(2.0, "float64")}, {"loss": num(2.0 * off, "float64")}, tol)
+    assert compare({"loss": 2.0}, {"loss": 2.0 * off}, tol) is not None  # a float: float64
