@@ -265,6 +265,7 @@ class Scenario:
         "_log",
         "_namespace",
         "_origins",
+        "_passed",
         "_watching",
         "last_call",
         "returned",
@@ -300,6 +301,8 @@ class Scenario:
         # For each measuring block open now (checkpointing.kept_for_backward), the
         # (arguments, result) of each call made in it.
         self._watching: list[list[tuple[Any, Any]]] = []
+        # The last call's arguments as the test holds them and the copies its code got.
+        self._passed: tuple[tuple[Any, ...], dict[str, Any], Any, Any] | None = None
 
     @property
     def call_log(self) -> list[CallDescription]:
@@ -338,7 +341,9 @@ class Scenario:
         )
         self._arguments.append((args, kwargs))  # written out as code only if shown
         self.returned = None
-        result = fn(*_copy_in(args), **_copy_in(kwargs))
+        copied_args, copied_kwargs = _copy_in(args), _copy_in(kwargs)
+        self._passed = (args, kwargs, copied_args, copied_kwargs)
+        result = fn(*copied_args, **copied_kwargs)
         for calls in self._watching:
             calls.append(((args, kwargs), result))
         if self._after_call is not None:
@@ -495,6 +500,34 @@ class Scenario:
         >>> return {"parameter gradients": t.grads(layers)}
         """
         return {name: p.grad for name, p in module.named_parameters()}
+
+    def changed_in_place(self, *names: str) -> list[str]:
+        """The arguments of the last call that its code changed in place, by name.
+
+        The code got copies of the test's arrays and tensors, so the test's own stay as
+        they were: each copy, as the call left it, is compared with the test's (shape,
+        dtype, values; NaN equals NaN). ``names`` name the positional arguments in order;
+        a keyword argument is named by its keyword. Arguments passed as they are (modules,
+        parameters, other objects) cannot be told apart from the test's and never count.
+
+        Examples
+        --------
+        >>> loss, grad = t.call("cross_entropy", logits, targets)
+        >>> return {"changed in place": t.changed_in_place("logits", "targets")}
+        """
+        if self._passed is None:
+            raise ValueError("changed_in_place() reads the last call: make one first")
+        args, kwargs, copied_args, copied_kwargs = self._passed
+        if len(names) != len(args):
+            raise ValueError(f"changed_in_place() needs one name for each of {len(args)} arguments")
+        named = [
+            *zip(names, args, copied_args, strict=True),
+            *((k, kwargs[k], copied_kwargs[k]) for k in kwargs),
+        ]
+        changed = [name for name, held, got in named if got is not held and _changed(held, got)]
+        if self._log:
+            self._came_from(changed, len(self._log) - 1)
+        return changed
 
     def values(self, x: Any) -> Any:
         """A tensor's values as a NumPy array, to compare values but not autograd flags."""
@@ -825,6 +858,42 @@ def describe_result(value: Any) -> str:
     if t in (bool, int, float, str):
         return f"a {t.__name__}"
     return f"an object of type {_type_name(t)[:100]}"
+
+
+def _changed(held: Any, got: Any) -> bool:
+    """Whether ``got``, a copy of ``held`` made by _copy_in, no longer equals it."""
+    t = type(held)
+    if t is np.ndarray:
+        return (
+            type(got) is not np.ndarray
+            or got.shape != held.shape
+            or got.dtype != held.dtype
+            or not _array_equal(got, held, equal_nan=held.dtype.kind in "fc")
+        )
+    if torch is not None and t is torch.Tensor:
+        if type(got) is not torch.Tensor or got.shape != held.shape or got.dtype != held.dtype:
+            return True
+        a, b = got.detach(), held.detach()
+        if a.is_floating_point():  # NaN equals NaN: compare where they are, then the rest
+            nan = a.isnan()
+            if not _tensor_equal(nan, b.isnan()):
+                return True
+            a, b = a.masked_fill(nan, 0), b.masked_fill(nan, 0)
+        return not _tensor_equal(a, b)
+    if t is list or t is tuple:
+        return type(got) is not t or len(got) != len(held) or any(map(_changed, held, got))
+    if t is dict:
+        return (
+            type(got) is not dict
+            or list(got) != list(held)
+            or any(_changed(held[k], got[k]) for k in held)
+        )
+    return False
+
+
+# Bound when the harness loads, before any learner code can replace them.
+_array_equal = np.array_equal
+_tensor_equal: Any = torch.equal if torch is not None else None
 
 
 def _copy_in(value: Any) -> Any:
