@@ -1,0 +1,33 @@
+import torch
+
+
+class Softplus(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        # log(1 + e^x) = max(x, 0) + log(1 + e^-|x|): e^-|x| never overflows.
+        return torch.clamp(x, min=0) + torch.log1p(torch.exp(-torch.abs(x)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * torch.sigmoid(x)
+
+
+class STEClamp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, low, high):
+        return torch.clamp(x, low, high)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        # Straight through: the gradient of x is the incoming one, clamped or not.
+        return grad_output, None, None
+
+
+def softplus(x):
+    return Softplus.apply(x)
+
+
+def ste_clamp(x, low, high):
+    return STEClamp.apply(x, low, high)
