@@ -1,0 +1,21 @@
+"""Moves each parameter with the velocity passed in, before updating the velocity.
+
+Breaks: parameter_update
+"""
+
+import numpy as np
+
+
+def mlp_step(params, x, y, velocity, lr, momentum):
+    z = x @ params["W1"] + params["b1"]
+    a = np.maximum(z, 0.0)
+    diff = a @ params["W2"] + params["b2"] - y
+    loss = float(np.mean(diff**2))
+    dpred = 2.0 * diff / diff.size
+    dz = (dpred @ params["W2"].T) * (z > 0)
+    grads = {"W1": x.T @ dz, "b1": dz.sum(axis=0), "W2": a.T @ dpred, "b2": dpred.sum(axis=0)}
+    for k, g in grads.items():
+        params[k] -= lr * velocity[k]
+        velocity[k] *= momentum
+        velocity[k] += g
+    return loss
