@@ -159,7 +159,10 @@ class _Comparer:
 
     def sequence(self, exp: list[Any] | tuple[Any, ...], got: Any, path: str) -> str | None:
         if len(exp) != len(got):
-            return self._differs(path, "length differs", str(len(exp)), str(len(got)), shape=True)
+            shown = str(len(got))
+            if self.summary and _plain(got):  # what was got is the learner's own: say it
+                shown += f" ({_clip(repr(list(got)))})"
+            return self._differs(path, "length differs", str(len(exp)), shown, shape=True)
         for i, (e, g) in enumerate(zip(exp, got, strict=True)):
             problem = self.value(e, g, f"{path}[{i}]")
             if problem:
@@ -318,6 +321,11 @@ def _is_number(v: Any) -> bool:
     if isinstance(v, ArrayObs):
         return v.scalar and v.values.dtype.kind != "b"
     return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _plain(items: Any) -> bool:
+    """A short sequence of names (``t.changed_in_place``): worth showing in a message."""
+    return len(items) <= 8 and all(type(v) is str for v in items)
 
 
 def _float_dtype(v: Any) -> str:
