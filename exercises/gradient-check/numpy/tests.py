@@ -1,0 +1,304 @@
+"""Tests for the NumPy track of gradient-check.
+
+Each ``f`` is a one-line function of the tests' own, wrapped so that it records a copy
+of every array it is called with: the tests read from those copies how many calls there
+were and which element each call moved, and by how much, whatever the order of the calls.
+Values are compared with the tolerance the statement states (rtol 1e-6, atol 1e-7).
+"""
+
+import numpy as np
+
+from graders.sandbox.testing import Case, example, shown_as, test
+
+TOLERANCE = {"rtol": 1e-6, "atol": 1e-7}
+
+X_ONE = np.array([0.7])
+X_ROW = np.array([1.0, -2.0, 0.5, 3.0])
+X_GRID = np.array([[0.3, -1.2, 2.0], [1.5, -0.4, 0.9]])
+X_CUBE = np.linspace(-1.5, 2.0, 8).reshape(2, 2, 2)
+
+# For the test that x is given back: values and a step that are multiples of powers of 2,
+# so that x + eps - eps (or any such sum) is exactly x, and undoing the step by
+# arithmetic leaves no rounding error (the statement says so).
+EXACT_EPS = 2.0**-20
+X_EXACT_GRID = np.array([[0.25, -1.25, 2.0], [1.5, -0.375, 0.875]])
+X_EXACT_CUBE = X_CUBE  # -1.5, -1.0, ..., 2.0: steps of 0.5
+
+
+def undone_exactly(x, eps):
+    """Whether every way of moving an element by eps and back gives x exactly."""
+    ways = [
+        (x + eps) - eps,
+        (x - eps) + eps,
+        ((x + eps) - 2 * eps) + eps,
+        ((x - eps) + 2 * eps) - eps,
+    ]
+    return all(np.array_equal(way, x) for way in ways)
+
+
+assert undone_exactly(X_EXACT_GRID, EXACT_EPS) and undone_exactly(X_EXACT_CUBE, EXACT_EPS)
+
+SQUARES = "lambda x: np.sum(x ** 2)"
+# Each element has a weight of its own, so a value put in the wrong place shows.
+WEIGHTED = "lambda x: np.sum(np.cos(x) * np.arange(1.0, x.size + 1).reshape(x.shape))"
+SINES = "lambda x: np.sum(np.sin(x) * x)"
+# The function each case of the values test uses, by a short name for its label.
+SMOOTH = {
+    "sum of squares": SQUARES,
+    "sum of sin(x) * x": SINES,
+    "log-sum-exp": "lambda x: np.log(np.sum(np.exp(x)))",
+    "weighted cosines": WEIGHTED,
+}
+
+
+class Recorder:
+    """``f`` for one call of numerical_gradient: runs ``code`` and keeps a copy of what
+    it is given (or the name of its type, when that is not an array)."""
+
+    def __init__(self, code):
+        self.fn = eval(code, globals())  # the tests own one-line functions
+        self.seen = []
+
+    def __call__(self, a):
+        if type(a) is np.ndarray:
+            self.seen.append(a.copy())
+            return self.fn(a)
+        self.seen.append(type(a).__name__)
+        return self.fn(np.asarray(a))
+
+
+def recorder(code):
+    return shown_as(Recorder(code), code)
+
+
+def element(index):
+    return "x[" + ", ".join(str(int(i)) for i in index) + "]"
+
+
+def describe(a, x, eps):
+    """What one call of f was given, in words: which elements moved from x, and by how much."""
+    if type(a) is str:
+        return f"a {a}, not an array"
+    if a.shape != x.shape:
+        return f"an array of shape {a.shape}, not {x.shape}"
+    if a.dtype != np.float64:
+        return f"a {a.dtype} array, not float64"
+    step = a - x
+    moved = np.argwhere(np.abs(step) > eps * 1e-3)
+    if len(moved) == 0:
+        return "x itself, no element moved"
+    words = []
+    for index in moved[:3]:
+        d = step[tuple(index)]
+        if abs(d - eps) <= eps * 1e-6:
+            words.append(f"{element(index)} + eps")
+        elif abs(d + eps) <= eps * 1e-6:
+            words.append(f"{element(index)} - eps")
+        else:
+            words.append(f"{element(index)} moved by {d:.3g}")
+    if len(moved) > 3:
+        words.append(f"and {len(moved) - 3} more elements moved")
+    return ", ".join(words)
+
+
+def gradient(t, code, x, **eps):
+    """One call of numerical_gradient: the recorder of f and the result."""
+    f = recorder(code)
+    return f, t.call("numerical_gradient", f, x, **eps)
+
+
+def calls_seen(f, x, eps=1e-6):
+    return sorted(describe(a, x, eps) for a in f.seen)
+
+
+def error_value(result):
+    """The error gradient_error returned, as a number (None if it is not one)."""
+    try:
+        return float(result)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+
+
+def as_error(result):
+    """The error gradient_error returned, and whether it is a float."""
+    return {"the error is a float": isinstance(result, float), "error": error_value(result)}
+
+
+SHAPES = [
+    Case("one element", x=X_ONE),
+    Case("four elements", x=X_ROW),
+    Case("a 2 x 3 array", x=X_GRID),
+    Case("a 2 x 2 x 2 array", x=X_CUBE),
+]
+
+
+@example("the worked example: f(x) = sum(x ** 2) at x = [1, 2]", hint=1, **TOLERANCE)
+def worked_gradient(t):
+    _, grad = gradient(t, SQUARES, np.array([1.0, 2.0]))
+    return {"gradient": grad}
+
+
+@example("the worked example of gradient_error", hint=2, **TOLERANCE)
+def worked_error(t):
+    error = t.call("gradient_error", np.array([3.0, 0.0, 1.0]), np.array([3.0, 0.0, 0.5]))
+    return as_error(error)
+
+
+@test("f is called exactly twice per element of x", hint=1, reveal="summary", **TOLERANCE)
+def calls_twice_per_element(t):
+    def check(x):
+        f, _ = gradient(t, SQUARES, x)
+        return {"number of calls of f": len(f.seen)}
+
+    return t.cases([SHAPES[0], SHAPES[2]], check)
+
+
+@test(
+    "each call of f gets x with one element moved by +eps or -eps, the others as they were",
+    hint=2,
+    reveal="summary",
+    **TOLERANCE,
+)
+def one_element_moved(t):
+    def check(x):
+        f, _ = gradient(t, SQUARES, x)
+        return {"what the calls of f were given, sorted": calls_seen(f, x)}
+
+    return t.cases([SHAPES[1], SHAPES[2]], check)
+
+
+@test("x holds its original values when you return", hint=2, reveal="summary", **TOLERANCE)
+def x_given_back(t):
+    def check(x):
+        gradient(t, WEIGHTED, x, eps=EXACT_EPS)
+        return {"changed in place": t.changed_in_place("f", "x")}
+
+    return t.cases(
+        [
+            Case("a 2 x 3 array, eps = 2 ** -20", x=X_EXACT_GRID),
+            Case("a 2 x 2 x 2 array, eps = 2 ** -20", x=X_EXACT_CUBE),
+        ],
+        check,
+    )
+
+
+@test("the result is a float64 array of x's shape", hint=2, reveal="summary", **TOLERANCE)
+def shape_and_dtype(t):
+    def check(x):
+        _, grad = gradient(t, WEIGHTED, x)
+        is_array = type(grad) is np.ndarray
+        return {
+            "type of the result": type(grad).__name__,
+            "shape of the result": tuple(grad.shape) if is_array else None,
+            "dtype of the result": str(grad.dtype) if is_array else None,
+        }
+
+    return t.cases([SHAPES[1], SHAPES[3]], check)
+
+
+@test(
+    "element i is (f(x + eps e_i) - f(x - eps e_i)) / (2 eps)",
+    hint=3,
+    reveal="summary",
+    **TOLERANCE,
+)
+def central_values(t):
+    cases = [
+        Case(f"{shape.label}, f = {name}", code=code, x=shape.arguments["x"])
+        for shape, (name, code) in zip(SHAPES, SMOOTH.items(), strict=True)
+    ]
+    return t.cases(cases, lambda code, x: {"gradient": gradient(t, code, x)[1]})
+
+
+@test("the eps it is given is the one used", hint=3, reveal="summary", **TOLERANCE)
+def given_eps(t):
+    def check(x, eps):
+        f, grad = gradient(t, SINES, x, eps=eps)
+        return {"what the calls of f were given, sorted": calls_seen(f, x, eps), "gradient": grad}
+
+    return t.cases(
+        [
+            Case("eps = 1e-4, four elements", x=X_ROW, eps=1e-4),
+            Case("eps = 1e-3, a 2 x 3 array", x=X_GRID, eps=1e-3),
+        ],
+        check,
+    )
+
+
+@test("f may return a Python float or a 0-d array", hint=2, reveal="summary", **TOLERANCE)
+def float_or_0d(t):
+    return t.cases(
+        [
+            Case("f returns a float", code="lambda x: float(np.sum(np.sin(x)))", x=X_ROW),
+            Case("f returns a 0-d array", code="lambda x: np.asarray(np.sum(x ** 3))", x=X_GRID),
+        ],
+        lambda code, x: {"gradient": gradient(t, code, x)[1]},
+    )
+
+
+@test("gradient_error returns a float, never an array", hint=2, reveal="summary", **TOLERANCE)
+def error_is_a_float(t):
+    def check(a, n):
+        result = t.call("gradient_error", a, n)
+        return {"the error is a float": isinstance(result, float)}
+
+    return t.cases(
+        [
+            Case("four elements", a=X_ROW, n=X_ROW * 1.5),
+            Case("2 x 3 arrays", a=X_GRID, n=X_GRID - 0.25),
+        ],
+        check,
+    )
+
+
+@test(
+    "gradient_error is 0 for equal gradients, also where both are 0",
+    hint=2,
+    reveal="summary",
+    **TOLERANCE,
+)
+def error_zero(t):
+    def check(a, n):
+        return {"error": error_value(t.call("gradient_error", a, n))}
+
+    return t.cases(
+        [
+            Case("equal, no zero", a=X_ROW, n=X_ROW.copy()),
+            Case("equal 2 x 3 arrays with zeros", a=X_GRID * [[0], [1]], n=X_GRID * [[0], [1]]),
+            Case("all zeros", a=np.zeros(3), n=np.zeros(3)),
+            Case("one zero element", a=np.zeros(1), n=np.zeros(1)),
+        ],
+        check,
+    )
+
+
+def error_pairs():
+    rng = np.random.default_rng(5)
+    a = rng.normal(size=(2, 3))
+    b = a * (1 + rng.uniform(-0.3, 0.3, size=(2, 3)))
+    c = rng.normal(size=(2, 2, 2))
+    d = c + rng.normal(scale=0.2, size=(2, 2, 2))
+    return [
+        ("close 2 x 3 arrays", a, b),
+        ("close 2 x 3 arrays, swapped", b, a),
+        ("2 x 2 x 2 arrays", c, d),
+        ("2 x 2 x 2 arrays, swapped", d, c),
+        ("opposite signs", np.array([1.0, -2.0, 0.5]), np.array([1.0, 2.0, 0.5])),
+        ("0 against non-zero", np.array([0.0, 1.0, 2.0]), np.array([1e-3, 1.1, 2.0])),
+        ("non-zero against 0", np.array([1e-3, 1.1, 2.0]), np.array([0.0, 1.0, 2.0])),
+        ("both 0 beside a difference", np.array([0.0, 4.0, -1.0]), np.array([0.0, 3.0, -1.0])),
+        ("errors of 1e-7", np.array([2.0, -3.0]), np.array([2.0000002, -3.0000003])),
+    ]
+
+
+@test(
+    "gradient_error is the largest |a - n| / max(|a|, |n|), the same either way round",
+    hint=1,
+    reveal="summary",
+    **TOLERANCE,
+)
+def error_formula(t):
+    return t.cases(
+        [Case(label, a=a, n=n) for label, a, n in error_pairs()],
+        lambda a, n: {"error": error_value(t.call("gradient_error", a, n))},
+    )

@@ -1,0 +1,27 @@
+"""gradient_error divides by |a| alone (0 where a is 0): not symmetric, and blind to a
+numeric gradient where the analytic one is 0.
+
+Breaks: error_formula
+"""
+
+import numpy as np
+
+
+def numerical_gradient(f, x, eps=1e-6):
+    grad = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + eps
+        f_plus = f(x)
+        x[i] = old - eps
+        f_minus = f(x)
+        x[i] = old
+        grad[i] = (f_plus - f_minus) / (2 * eps)
+    return grad
+
+
+def gradient_error(analytic, numeric):
+    scale = np.abs(analytic)
+    ratios = np.zeros_like(scale)
+    ratios[scale > 0] = np.abs(analytic - numeric)[scale > 0] / scale[scale > 0]
+    return float(ratios.max())

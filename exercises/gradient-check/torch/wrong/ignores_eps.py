@@ -1,0 +1,36 @@
+"""Uses a step of its own, 1e-6, whatever eps it is given.
+
+Breaks: given_eps
+"""
+
+import torch
+
+
+def numerical_gradient(f, x, eps=1e-6):
+    h = 1e-6
+    with torch.no_grad():
+        work = x.detach().clone()
+        flat = work.view(-1)
+        grad = torch.zeros_like(work)
+        for i in range(flat.numel()):
+            old = flat[i].item()
+            flat[i] = old + h
+            f_plus = float(f(work))
+            flat[i] = old - h
+            f_minus = float(f(work))
+            flat[i] = old
+            grad.view(-1)[i] = (f_plus - f_minus) / (2 * h)
+    return grad
+
+
+def gradient_error(analytic, numeric):
+    scale = torch.maximum(analytic.abs(), numeric.abs())
+    ratios = torch.where(scale > 0, (analytic - numeric).abs() / scale, torch.zeros_like(scale))
+    return ratios.max().item()
+
+
+def check_gradient(f, x):
+    point = x.detach().clone().requires_grad_(True)
+    (analytic,) = torch.autograd.grad(f(point), point)
+    return gradient_error(analytic, numerical_gradient(f, x))
+
