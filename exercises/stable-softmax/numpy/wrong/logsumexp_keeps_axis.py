@@ -1,0 +1,22 @@
+"""logsumexp keeps the reduced axis (keepdims=True) instead of removing it.
+
+Breaks: logsumexp_along_axis
+"""
+
+import numpy as np
+
+
+def logsumexp(x, axis=-1):
+    top = np.max(x, axis=axis, keepdims=True)
+    return top + np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True))
+
+
+def softmax(x, axis=-1, mask=None):
+    if mask is None:
+        mask = np.ones(x.shape, dtype=bool)
+    kept = np.where(mask, x, -np.inf)
+    top = np.max(kept, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0)
+    weights = np.exp(kept - top)
+    total = np.sum(weights, axis=axis, keepdims=True)
+    return weights / np.where(total > 0, total, 1)
