@@ -159,6 +159,8 @@ class _Comparer:
 
     def sequence(self, exp: list[Any] | tuple[Any, ...], got: Any, path: str) -> str | None:
         if len(exp) != len(got):
+            if not exp and self.summary and _plain(got):  # names where none belongs
+                return f"{path}: {_clip(', '.join(got))} — none expected"
             shown = str(len(got))
             if self.summary and _plain(got):  # what was got is the learner's own: say it
                 shown += f" ({_clip(repr(list(got)))})"

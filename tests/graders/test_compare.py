@@ -436,8 +436,10 @@ def test_a_numpy_float32_scalar_is_compared_with_the_float32_tolerance():
 
 def test_a_short_list_of_names_shows_what_was_got_when_its_length_differs():
     """t.changed_in_place's observation: the learner reads which argument they changed."""
-    message = compare({"changed in place": []}, {"changed in place": ["targets"]}, SUMMARY)
-    assert message == "changed in place: length differs — expected 0, got 1 (['targets'])"
+    message = compare({"changed in place": []}, {"changed in place": ["x", "targets"]}, SUMMARY)
+    assert message == "changed in place: x, targets — none expected"
+    message = compare({"kept": ["a"]}, {"kept": ["a", "b"]}, SUMMARY)
+    assert message == "kept: length differs — expected 1, got 2 (['a', 'b'])"
     assert compare({"x": []}, {"x": ["targets"]}, NONE) == "x: length differs"
     numbers = compare({"x": [1]}, {"x": [1, 2]}, SUMMARY)
     assert numbers == "x: length differs — expected 1, got 2"  # not names: lengths only
