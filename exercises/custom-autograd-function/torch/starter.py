@@ -6,7 +6,8 @@ class Softplus(torch.autograd.Function):
     def forward(ctx, x):
         """Return log(1 + exp(x)) elementwise, without overflow for any x.
 
-        Keep what backward needs with ``ctx.save_for_backward``.
+        Keep what backward needs on ctx (``ctx.save_for_backward`` is the recommended
+        way for tensors).
         """
         raise NotImplementedError
 
