@@ -288,6 +288,9 @@ def error_pairs():
         ("non-zero against 0", np.array([1e-3, 1.1, 2.0]), np.array([0.0, 1.0, 2.0])),
         ("both 0 beside a difference", np.array([0.0, 4.0, -1.0]), np.array([0.0, 3.0, -1.0])),
         ("errors of 1e-7", np.array([2.0, -3.0]), np.array([2.0000002, -3.0000003])),
+        # Values far below any small floor a denominator might be given.
+        ("1e-9 against 0", np.array([1e-9, 2.0]), np.array([0.0, 2.0])),
+        ("1e-12 against 2e-12", np.array([1e-12, -3.0]), np.array([2e-12, -3.0])),
     ]
 
 
