@@ -179,12 +179,12 @@ def large_logits(t):
         ("[-1000, -1000, -1000]", np.array([-1000.0, -1000.0, -1000.0]), None),
         ("[1000, -1000, 0]", np.array([1000.0, -1000.0, 0.0]), None),
         (
-            "rows of very different sizes",
+            "rows of very different magnitudes",
             np.array([[1000.0, 999.0, 998.0], [-1000.0, -1001.0, -1003.0], [0.5, -0.5, 0.0]]),
             None,
         ),
         (
-            "columns of very different sizes, axis=0",
+            "columns of very different magnitudes, axis=0",
             np.array([[9998.0, -5000.0], [9997.0, -5002.0], [1e4, -5000.5]]),
             0,
         ),

@@ -172,12 +172,12 @@ def large_logits(t):
         ("[-1000, -1000, -1000]", tensor([-1000.0, -1000.0, -1000.0]), None),
         ("[1000, -1000, 0]", tensor([1000.0, -1000.0, 0.0]), None),
         (
-            "rows of very different sizes",
+            "rows of very different magnitudes",
             tensor([[1000.0, 999.0, 998.0], [-997.0, -998.0, -1000.0], [0.5, -0.5, 0.0]]),
             None,
         ),
         (
-            "columns of very different sizes, dim=0",
+            "columns of very different magnitudes, dim=0",
             tensor([[900.0, -500.0], [899.0, -502.0], [902.0, -500.5]]),
             0,
         ),
@@ -397,6 +397,22 @@ def gradients(t):
             small(2, 3),
         ),
         ("softmax, 2-D, with a mask", "softmax", leaf(2, 4), None, mask, small(2, 4, dtype=F64)),
+        (
+            "softmax, masked entries hold 1e4 and -1e4",
+            "softmax",
+            tensor([[0.5, 1e4, -0.25, 1e4], [-1e4, 0.75, -0.5, 1e4]], F64).requires_grad_(),
+            None,
+            torch.tensor([[True, False, True, False], [False, True, True, False]]),
+            small(2, 4, dtype=F64),
+        ),
+        (
+            "softmax, float32, dim=0, a masked 1e4 in each column",
+            "softmax",
+            tensor([[1e4, 0.2], [-0.4, 1e4], [0.1, -1e4]]).requires_grad_(),
+            0,
+            torch.tensor([[False, True], [True, False], [True, False]]),
+            small(3, 2),
+        ),
     ]
     return t.cases(
         [Case(about, fn=fn, x=x, dim=dim, mask=m, weights=w) for about, fn, x, dim, m, w in rows],
