@@ -6,7 +6,9 @@ test is about it, the gradient. Each test observes only what its name is about: 
 float32 test the gradient's dtype alone, the last test only which arguments the call
 changed in place. The plain rules come first, on float64 logits with no ignored row;
 ignore_index, the all-ignored batch, float32, the small shapes and the inputs left alone
-follow.
+follow. The float32 logits whose values are compared stay within 100 in absolute value,
+as the statement says: near 1000, float32 rounding of ``m + log(sum(exp(z - m)))`` alone
+exceeds the float32 tolerance.
 """
 
 import numpy as np
@@ -119,7 +121,9 @@ def large_logits(t):
             Case(
                 "rows near 1000, -1000 and 0", logits=base + np.array([[1000.0], [-1000.0], [0.0]])
             ),
-            Case("float32 logits near 100", logits=(base * 4.0 + 100.0).astype(np.float32)),
+            Case(
+                "float32 logits near 80 (up to 96)", logits=(base * 4.0 + 80.0).astype(np.float32)
+            ),
         ],
         lambda logits: observe(t, logits, targets),
     )

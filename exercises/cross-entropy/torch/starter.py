@@ -14,8 +14,9 @@ def cross_entropy(logits, targets, ignore_index=-100):
         A 0-d tensor of the dtype of ``logits``: the mean over the kept rows of
         ``-log_softmax(logits)[i, targets[i]]``, 0.0 when every row is ignored. It is
         attached to the autograd graph of ``logits`` (``loss.backward()`` works), also
-        when every row is ignored. Do not call F.cross_entropy, F.nll_loss or
-        nn.CrossEntropyLoss; any other torch function is fine. ``logits`` and
-        ``targets`` are left as they were (not changed in place).
+        when every row is ignored. PyTorch's nll_loss must not run (F.nll_loss,
+        nn.NLLLoss, F.cross_entropy and nn.CrossEntropyLoss use it); any other torch
+        function is fine. ``logits`` and ``targets`` are left as they were (not
+        changed in place).
     """
     raise NotImplementedError
