@@ -339,8 +339,8 @@ def measure(url: str, backend: str, rows: int, repeat: int, regraded: bool) -> d
         with store.engine.connect() as connection:
             busiest: str = connection.execute(
                 text(
-                    "SELECT exercise FROM submissions GROUP BY exercise ORDER BY count(*) DESC"
-                    " LIMIT 1"
+                    "SELECT exercise FROM submissions GROUP BY exercise"
+                    " ORDER BY count(*) DESC, exercise LIMIT 1"  # a tie: the same on both
                 )
             ).scalar_one()
         version = next(t["version"] for t in tracks() if t["exercise"] == busiest)
