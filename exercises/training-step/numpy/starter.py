@@ -17,6 +17,9 @@ def mlp_step(params, x, y, velocity, lr, momentum):
         lr: the learning rate, a float > 0.
         momentum: a float with 0 < momentum < 1.
 
+    The arrays may be non-contiguous: write through them, not through ``p.ravel()``.
+    ``x`` and ``y`` are left unchanged.
+
     Returns:
         The loss before the update, as a float. Take relu'(0) = 0.
     """

@@ -4,8 +4,9 @@ Each hidden test is a table of cases on small networks. The weights and inputs a
 values rounded to two decimals, drawn so that no hidden unit's input z is near 0 (every
 correct way of writing relu' then agrees), except in the test of relu'(0), whose inputs
 make some z exactly 0. The tests read the gradients in the velocity after one step from
-zero velocity, then the momentum rule, the update of the parameters, the in-place rule
-and three chained steps.
+zero velocity, then the momentum rule, the update of the parameters (one case with arrays
+that are not C-contiguous: p.ravel() of those is a copy), the in-place rule, that x and y
+are left unchanged, and three chained steps.
 
 The in-place test observes only which arrays the dicts hold after the call, never
 values: wrong values are the business of the tests before it.
@@ -30,13 +31,32 @@ class StepDict(dict):
     """A dict that t.call passes as it is (it copies a plain dict and its arrays)."""
 
 
-def passed(arrays):
-    """``arrays`` as a StepDict, shown in a failing call as the code of its values before
-    the call (after it, the learner's step has changed them)."""
-    d = StepDict({k: np.array(v, dtype=np.float64) for k, v in arrays.items()})
-    code = argument_code(dict(d))
-    if code is not None:
-        shown_as(d, code)
+# Memory layouts that are not C-contiguous, each with the code that builds it: a Fortran
+# order copy, and a strided view (every other element of a larger array). p.ravel() and
+# p.reshape(-1) of such an array are copies, so writing into them leaves p unchanged.
+LAYOUTS = {
+    "fortran": (np.asfortranarray, "np.asfortranarray({})"),
+    "strided": (lambda a: np.stack([a, a], axis=-1)[..., 0], "np.stack([{}] * 2, axis=-1)[..., 0]"),
+}
+
+
+def passed(arrays, layouts=None):
+    """``arrays`` as a StepDict of float64 arrays, shown in a failing call as the code of
+    its values before the call (after it, the learner's step has changed them).
+    ``layouts`` maps a key to a name of LAYOUTS: that array is passed in that layout."""
+    layouts = layouts or {}
+    d, codes = StepDict(), []
+    for k, v in arrays.items():
+        a = np.array(v, dtype=np.float64)
+        code = argument_code(a)
+        if k in layouts:
+            make, form = LAYOUTS[layouts[k]]
+            a = make(a)
+            code = None if code is None else form.format(code)
+        d[k] = a
+        codes.append(None if code is None else f"{k!r}: {code}")
+    if None not in codes:
+        shown_as(d, "{" + ", ".join(codes) + "}")
     return d
 
 
@@ -89,9 +109,17 @@ def cases(rng, velocity="zeros", lr=0.5, momentum=0.9):
     return table
 
 
-def step(t, params, x, y, velocity, lr, momentum):
-    """One call of mlp_step; returns (loss, params, velocity) after it, the dicts as passed."""
-    params, velocity = passed(params), passed(velocity)
+# Neither params nor velocity C-contiguous, in every array (a case's layouts=).
+NOT_CONTIGUOUS = (
+    {"W1": "fortran", "b1": "strided", "W2": "strided", "b2": "strided"},
+    {"W1": "strided", "b1": "strided", "W2": "fortran", "b2": "strided"},
+)
+
+
+def step(t, params, x, y, velocity, lr, momentum, layouts=({}, {})):
+    """One call of mlp_step; returns (loss, params, velocity) after it, the dicts as passed.
+    ``layouts``: the memory layouts of params and of velocity (see passed)."""
+    params, velocity = passed(params, layouts[0]), passed(velocity, layouts[1])
     loss = t.call("mlp_step", params, x, y, velocity, lr, momentum)
     return loss, params, velocity
 
@@ -214,10 +242,16 @@ def momentum(t):
 )
 def parameter_update(t):
     rng = np.random.default_rng(t.seed)
-    return t.cases(
-        cases(rng, velocity="random", lr=0.3, momentum=0.8)[:2],
-        lambda **case: {"params after the step": snapshot(step(t, **case)[1])},
-    )
+    first, second = cases(rng, velocity="random", lr=0.3, momentum=0.8)[:2]
+    table = [
+        first,
+        Case(
+            f"{second.label}; params and velocity not C-contiguous",
+            **second.arguments,
+            layouts=NOT_CONTIGUOUS,
+        ),
+    ]
+    return t.cases(table, lambda **case: {"params after the step": snapshot(step(t, **case)[1])})
 
 
 @test(
@@ -242,6 +276,19 @@ def in_place(t):
                 f"velocity[{k!r}] is still the array passed in": dict.get(velocity, k) is speeds[k]
                 for k in KEYS
             },
+        }
+
+    return t.cases(cases(rng, velocity="random", lr=0.3, momentum=0.8)[:1], check)
+
+
+@test("x and y are left unchanged", hint=1, tolerances=TOL, reveal="summary")
+def inputs_unchanged(t):
+    rng = np.random.default_rng(t.seed)
+
+    def check(**case):
+        step(t, **case)
+        return {
+            "changed in place": t.changed_in_place("params", "x", "y", "velocity", "lr", "momentum")
         }
 
     return t.cases(cases(rng, velocity="random", lr=0.3, momentum=0.8)[:1], check)

@@ -1,15 +1,19 @@
 """Tests for the PyTorch track of training-step.
 
-Each hidden test is a table of cases on three small models: a linear layer under the mean
-squared error, two layers with a tanh under cross-entropy, and a linear layer without bias
-on one sample. Every model and tensor of a test is built before the first call, from
-torch's seeded generator. The tests read the gradients in the velocity after one step from
-zero velocity, then stale gradients, the momentum rule, the update of the parameters, the
-state of the parameters after the step, the in-place rule and three chained steps.
+Most hidden tests are tables of cases on two small models (MODELS): a linear layer under
+the mean squared error, and two layers with a tanh under cross-entropy. Every model and
+tensor of a test is built before the first call, from torch's seeded generator. The tests
+read the gradients in the velocity after one step from zero velocity, then stale
+gradients, a velocity dict in another order than the parameters, the momentum rule, the
+update of the parameters, the state of the parameters after the step, the number of
+forward passes (counted by a batch norm layer), the in-place rule, that x and y are left
+unchanged, and three chained steps.
 
 Values are read with t.values (float32 arrays), so each is compared with the statement's
 float32 tolerance; the loss as a float32 too. The in-place test observes only identity and
 storage (data_ptr), never values: wrong values are the business of the tests before it.
+Each t.call costs time in the sandbox (and each new kind of layer or loss costs more the
+first time): each test makes as few calls as its rule needs, on the same few layers.
 """
 
 import numpy as np
@@ -74,36 +78,33 @@ def random_velocity(model):
 
 STALE = "; each .grad holds an earlier batch's gradient"
 
+# The models of the hidden tests: (label, build, loss_fn, x shape, y shape or None for the
+# class indices of cross-entropy). cases() builds only the ones a test asks for.
+MODELS = [
+    ("a linear layer, mean squared error", lambda: nn.Linear(3, 2), MSE, (4, 3), (4, 2)),
+    (
+        "two layers with a tanh, cross-entropy over 3 classes",
+        lambda: nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 3)),
+        CROSS_ENTROPY,
+        (6, 2),
+        None,
+    ),
+]
+LINEAR, TWO_LAYERS = range(len(MODELS))
+CLASSES, EARLIER_CLASSES = torch.tensor([0, 2, 1, 1, 0, 2]), torch.tensor([2, 1, 0, 2, 1, 0])
 
-def cases(velocity=zero_velocity, lr=0.5, momentum=0.9, stale=False):
-    """The three models of the hidden tests, each with its batch, loss and velocity. With
-    ``stale``, every .grad holds the gradient of an earlier batch, and the label says so."""
-    table = [
-        ("a linear layer, mean squared error", nn.Linear(3, 2), MSE, (4, 3), (4, 2)),
-        (
-            "two layers with a tanh, cross-entropy over 3 classes",
-            nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 3)),
-            CROSS_ENTROPY,
-            (6, 2),
-            None,
-        ),
-        (
-            "a linear layer without bias, one sample",
-            nn.Linear(3, 1, bias=False),
-            MSE,
-            (1, 3),
-            (1, 1),
-        ),
-    ]
+
+def cases(*which, velocity=zero_velocity, lr=0.5, momentum=0.9, stale=False):
+    """The models ``which`` (indices of MODELS), each with its batch, loss and velocity.
+    With ``stale``, every .grad holds the gradient of an earlier batch, and the label says
+    so."""
     rows = []
-    for label, model, loss_fn, x_shape, y_shape in table:
+    for label, build, loss_fn, x_shape, y_shape in [MODELS[i] for i in which]:
+        model = build()
         x = torch.randn(x_shape)
-        # Cross-entropy takes class indices; the mean squared error, values.
-        y = torch.tensor([0, 2, 1, 1, 0, 2]) if y_shape is None else torch.randn(y_shape)
+        y = CLASSES if y_shape is None else torch.randn(y_shape)
         if stale:
-            earlier_y = (
-                torch.tensor([2, 1, 0, 2, 1, 0]) if y_shape is None else torch.randn(y_shape)
-            )
+            earlier_y = EARLIER_CLASSES if y_shape is None else torch.randn(y_shape)
             loss_fn(model(torch.randn(x_shape)), earlier_y).backward()
             label += STALE
         rows.append(
@@ -174,7 +175,10 @@ def second_step(t):
     reveal="summary",
 )
 def returned_loss(t):
-    return t.cases(cases(lr=1.0), lambda **case: loss_observations(step(t, **case)[0]))
+    return t.cases(
+        cases(TWO_LAYERS, lr=1.0),
+        lambda **case: loss_observations(step(t, **case)[0]),
+    )
 
 
 @test(
@@ -185,7 +189,8 @@ def returned_loss(t):
 )
 def gradients(t):
     return t.cases(
-        cases(), lambda **case: {"velocity after the step": values(t, step(t, **case)[1])}
+        cases(LINEAR, TWO_LAYERS),
+        lambda **case: {"velocity after the step": values(t, step(t, **case)[1])},
     )
 
 
@@ -203,7 +208,52 @@ def stale_gradients(t):
             "parameters after the step": parameters(t, model),
         }
 
-    return t.cases(cases(stale=True), check)
+    return t.cases(cases(TWO_LAYERS, stale=True), check)
+
+
+def zero_velocity_in_order(model, names):
+    """A zero velocity whose dict lists the parameters in the order of ``names``."""
+    zeros = zero_velocity(model)
+    return {name: zeros[name] for name in names}
+
+
+@test(
+    "the velocity is looked up by parameter name, whatever the dict's order",
+    hint=3,
+    tolerances=TOL,
+    reveal="summary",
+)
+def velocity_by_name(t):
+    # Paired by position, the first case mixes up tensors of equal shapes without an
+    # error; the second pairs a weight with the bias's velocity.
+    equal_layers = from_code(
+        "nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 3))", globals()
+    )
+    linear = nn.Linear(3, 2)
+    table = [
+        Case(
+            "two layers of equal shapes, the second layer's velocity listed first",
+            model=equal_layers,
+            x=torch.randn(4, 3),
+            y=torch.randn(4, 3),
+            velocity=zero_velocity_in_order(
+                equal_layers, ["2.weight", "2.bias", "0.weight", "0.bias"]
+            ),
+        ),
+        Case(
+            "a linear layer, the bias's velocity listed before the weight's",
+            model=linear,
+            x=torch.randn(4, 3),
+            y=torch.randn(4, 2),
+            velocity=zero_velocity_in_order(linear, ["bias", "weight"]),
+        ),
+    ]
+
+    def check(**case):
+        _, velocity = step(t, loss_fn=MSE, lr=0.5, momentum=0.9, **case)
+        return {"velocity after the step": values(t, velocity)}
+
+    return t.cases(table, check)
 
 
 @test(
@@ -214,7 +264,7 @@ def stale_gradients(t):
 )
 def momentum(t):
     return t.cases(
-        cases(velocity=random_velocity, momentum=0.6)[:2],
+        cases(TWO_LAYERS, velocity=random_velocity, momentum=0.6),
         lambda **case: {"velocity after the step": values(t, step(t, **case)[1])},
     )
 
@@ -230,7 +280,7 @@ def parameter_update(t):
         step(t, model, **case)
         return {"parameters after the step": parameters(t, model)}
 
-    return t.cases(cases(velocity=random_velocity, lr=0.3, momentum=0.8)[:2], check)
+    return t.cases(cases(TWO_LAYERS, velocity=random_velocity, lr=0.3, momentum=0.8), check)
 
 
 @test(
@@ -251,7 +301,32 @@ def after_the_step(t):
             },
         }
 
-    return t.cases(cases()[:2], check)
+    return t.cases(cases(TWO_LAYERS), check)
+
+
+@test("the model runs forward once per step", hint=2, tolerances=TOL, reveal="summary")
+def one_forward_pass(t):
+    # A batch norm layer counts the forward passes it takes part in, whatever the way the
+    # model is called, in its buffer num_batches_tracked (0 when the layer is new).
+    model = from_code("nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2))", globals())
+    table = [
+        Case(
+            "a linear layer and a batch norm layer, mean squared error",
+            model=model,
+            loss_fn=MSE,
+            x=torch.randn(4, 3),
+            y=torch.randn(4, 2),
+            velocity=zero_velocity(model),
+            lr=0.5,
+            momentum=0.9,
+        )
+    ]
+
+    def check(model, **case):
+        step(t, model, **case)
+        return {"forward passes the batch norm layer counted": int(model[1].num_batches_tracked)}
+
+    return t.cases(table, check)
 
 
 @test(
@@ -286,7 +361,17 @@ def in_place(t):
             )
         return observations
 
-    return t.cases(cases(velocity=random_velocity, lr=0.3, momentum=0.8)[1:2], check)
+    return t.cases(cases(TWO_LAYERS, velocity=random_velocity, lr=0.3, momentum=0.8), check)
+
+
+@test("x and y are left unchanged", hint=1, tolerances=TOL, reveal="summary")
+def inputs_unchanged(t):
+    def check(**case):
+        step(t, **case)
+        names = ("model", "loss_fn", "x", "y", "velocity", "lr", "momentum")
+        return {"changed in place": t.changed_in_place(*names)}
+
+    return t.cases(cases(LINEAR), check)
 
 
 @test(
@@ -310,4 +395,4 @@ def three_steps(t):
             "parameters after three steps": parameters(t, model),
         }
 
-    return t.cases(cases(lr=0.2, momentum=0.9)[1:2], check)
+    return t.cases(cases(LINEAR, lr=0.2, momentum=0.9), check)
