@@ -2,8 +2,11 @@
 
 Inputs come from a generator seeded with the test's seed, so the reference and the
 submission see the same points. Their coordinates are of moderate size (normal, scale at
-most 2.5, clipped to [-10, 10]) with d <= 16: the statement's tolerances admit the
-expansion, the direct difference and ``torch.cdist`` on them, in float32 and float64.
+most 2.5, clipped to [-10, 10]) with d <= 16 in every test that compares values: inside
+the statement's range (coordinates in [-10, 10], d <= 16), over all of which its
+tolerances admit the expansion, the direct difference and ``torch.cdist``, in float32 and
+float64 (the float32 atol covers the expansion's rounding on equal points with squared
+lengths up to 3,200: see exercise.toml).
 
 Two rules need more than the result:
 - "the inputs are left alone": ``t.changed_in_place`` compares the tensors the call got
@@ -26,7 +29,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from graders.sandbox.testing import Case, example, test
 
 # The statement's tolerances (exercise.toml's [tolerance]).
-TOLERANCES = {"float64": (1e-9, 1e-9), "float32": (1e-4, 2e-4)}
+TOLERANCES = {"float64": (1e-9, 1e-9), "float32": (1e-4, 1e-2)}
 
 # The memory test's sizes (the statement's): its (n, m, d) float64 array takes 4,194,304
 # bytes, and a call may hold half of that at once on top of its inputs.
