@@ -101,6 +101,9 @@ class Harvest:
     table: dict[Key, Any] = field(default_factory=dict)
     # Every hidden test any Submit passed, by name.
     passed: set[str] = field(default_factory=set)
+    # Those the first Submit passed, before any value was read off: a test of a rule that
+    # code answering with markers keeps (leaves the inputs alone, runs no nll_loss).
+    first: set[str] = field(default_factory=set)
     hidden: int = 0  # hidden tests of the track
     last: dict[str, Any] = field(default_factory=dict)  # the last Submit's answer
 
@@ -116,7 +119,8 @@ class Harvest:
         ][:2]
         return (
             f"{self.submits} Submits, {len(self.table)} expected values read off, "
-            f"hidden tests passed: {sorted(self.passed) or 'none'}; "
+            f"hidden tests passed: {sorted(self.passed) or 'none'} "
+            f"(by the first Submit, before any value was read: {sorted(self.first) or 'none'}); "
             f"last failures: {shown}"
         )
 
@@ -138,6 +142,8 @@ def harvest(
         tests = answer.get("tests", [])
         done.hidden = len(tests)
         done.passed |= {t["name"] for t in tests if t.get("status") == "pass"}
+        if done.submits == 1:
+            done.first = set(done.passed)
         new = {k: v for k, v in read_off(answer).items() if done.table.get(k, new_key) != v}
         if done.passed_all or not new:
             break
