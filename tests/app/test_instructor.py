@@ -535,7 +535,9 @@ def test_wrong_tokens_are_forgotten_after_the_window() -> None:
 
 # --- malformed cookies and tokens: "not logged in", never a 500 ---
 
-FUTURE = str(int(time.time()) + 3600)
+# A stamp an hour from when the cookie is sent (never from when this module was imported:
+# a slow suite would reach the tests after that hour): cookie_header puts it in.
+FUTURE = "<an hour from now>"
 MALFORMED_COOKIES = {
     # int() of more than 4300 digits raises ValueError: this was a 500.
     "5000-digit stamp": "9" * 5000 + "." + "0" * 64,
@@ -561,6 +563,7 @@ def cookie_header(value: str) -> dict[bytes, bytes]:
     """A raw Cookie header (UTF-8 bytes): the client's cookie jar only takes ASCII. Send it
     from a ``stranger``: it replaces the jar's cookies, so the server hands out a new
     learner cookie, which must not replace the learner of the tests above."""
+    value = value.replace(FUTURE, str(int(time.time()) + 3600))
     return {b"Cookie": f"{instructor_auth.COOKIE}={value}".encode()}
 
 

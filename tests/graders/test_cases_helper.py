@@ -4,7 +4,6 @@ runs them, and their results through graders.grading.verdicts and graders.gradin
 
 from __future__ import annotations
 
-import json
 import marshal
 import os
 import re
@@ -24,6 +23,7 @@ from graders.grading.results import GradeResult, Status
 from graders.sandbox import integrity, prewarm, runner, wire
 from graders.sandbox.testing import Case, Scenario, case_key
 from graders.settings import ROOT
+from tests.program_output import last_json_line
 
 LIMITS = JobLimits(2, 3, 512 * 2**20, 65536, 2**20, 64)
 PARAMETERS = {"scale": ("x", "k")}
@@ -457,7 +457,7 @@ def test_the_guides_examples_fail_as_the_guide_shows(example, wrong):
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    results = json.loads(done.stdout.strip().splitlines()[-1])
+    results = last_json_line(done, "the fresh interpreter's grading")
     assert results[test_id][1] == shown, results
 
 

@@ -4,7 +4,6 @@ memory_fd_hoard.py, proc_thread_bomb_small_stacks.py, proc_threads_outlive_entry
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -19,6 +18,7 @@ from graders.grading import cgroups
 from graders.grading.grader import Grader
 from graders.settings import ROOT
 from tests.conftest import make_settings
+from tests.program_output import last_json_line
 
 pytestmark = pytest.mark.sandbox
 
@@ -170,7 +170,7 @@ def test_a_closed_grader_leaves_no_cgroup_behind(tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.splitlines()[-1])
+    seen = last_json_line(done, "the closing grader's report")
     assert seen["status"] in ("v1", "v2"), seen
     assert seen["workers"] == 1, seen
     assert seen["folders"], seen

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import json
 import os
 import platform
 import resource
@@ -26,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from graders.sandbox import seccomp
+from tests.program_output import last_json_line
 
 pytestmark = pytest.mark.skipif(
     platform.system() != "Linux" or platform.machine() != "x86_64",
@@ -200,7 +200,7 @@ def attack(victim: int, guard: bool) -> dict[str, object]:
         check=True,
         cwd=Path(seccomp.__file__).resolve().parents[2],
     )
-    return dict(json.loads(completed.stdout.splitlines()[-1]))
+    return dict(last_json_line(completed, "the seccomp attacker"))
 
 
 OTHER = (

@@ -11,7 +11,6 @@ message that names it. The service-level proof (a real worker changed from outsi
 
 from __future__ import annotations
 
-import json
 import logging
 import resource
 import subprocess
@@ -27,6 +26,7 @@ from graders.grading.isolation import find_bwrap, worker_command
 from graders.grading.jobs import job_for
 from graders.grading.pool import WorkerPool
 from graders.sandbox import worker
+from tests.program_output import last_json_line
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = (Path(__file__).parent / "cases" / "passing" / "submission.py").read_text()
@@ -42,9 +42,7 @@ def run_script(script: str) -> dict[str, Any]:
         check=False,
         cwd=ROOT,
     )
-    lines = completed.stdout.splitlines()
-    assert lines, completed.stderr[-3000:]
-    return dict(json.loads(lines[-1]))
+    return dict(last_json_line(completed, "the worker-state script"))
 
 
 def test_the_state_covers_every_limit_and_the_scheduling() -> None:

@@ -43,6 +43,8 @@ import pytest
 from graders.grading.results import TRUNCATION_MARKER
 from graders.settings import ROOT
 from tests.cluster import Cluster, Node
+from tests.program_output import json_line
+from tests.security.bounded_report import with_bounded_report
 from tests.services import running_nats
 from tests.serving import Server, alive, descendants, free_port, running_server
 
@@ -91,6 +93,13 @@ def parse_expect(path: Path, cgroups: str = "v1") -> dict[str, str]:
     return expect
 
 
+def assert_reports_are_bounded(path: Path) -> None:
+    """Every report a program prints goes through ``bounded``: its length is the
+    program's, never the host's (tests/security/bounded_report.py)."""
+    for line in re.findall(r"^.*print\(.*(?:REPORT|PLANTED) .*$", path.read_text(), re.M):
+        assert "bounded(" in line, f"{path.name} prints a report not bounded: {line.strip()}"
+
+
 def first_docstring_line(path: Path) -> str:
     text = path.read_text()
     assert text.startswith('"""'), f"{path.name} must start with a docstring"
@@ -120,7 +129,7 @@ class Target:
         code = re.sub(r"@@([A-Z_]+)@@", lambda m: self.values[m.group(1)], text)
         for secret in self.secrets:
             assert secret not in code, f"{path.name} would carry a whole secret"
-        return code
+        return with_bounded_report(code)
 
     def submit(self, code: str) -> dict[str, Any]:
         started = time.monotonic()
@@ -282,9 +291,15 @@ def bwrap_target(_targets: dict[str, Target], request: pytest.FixtureRequest) ->
 def reports(result: dict[str, Any], tag: str = "REPORT") -> list[dict[str, Any]]:
     found = []
     for test in result.get("tests", []):
-        for line in test.get("output", "").splitlines():
+        output = test.get("output", "")
+        truncated = output.endswith(TRUNCATION_MARKER)
+        lines = output.removesuffix(TRUNCATION_MARKER).splitlines()
+        for number, line in enumerate(lines):
             if line.startswith(tag + " "):
-                found.append(json.loads(line[len(tag) + 1 :]))
+                # Only the last line before the cap's marker can have been cut.
+                cut = truncated and number == len(lines) - 1
+                what = f"the {tag} line of test {test.get('name')!r}"
+                found.append(json_line(line[len(tag) + 1 :], what, cut))
     return found
 
 
@@ -380,6 +395,8 @@ def test_the_suite_is_large_and_well_formed() -> None:
     assert {"time", "memory", "proc", "output", "escape", "leak", "net", "persist", "crash"} <= (
         categories
     )
+    for path in [*ATTACKS, *FINDERS_DIR.glob("*.py")]:
+        assert_reports_are_bounded(path)
     for path in ATTACKS:
         assert first_docstring_line(path), path.name
         expect = parse_expect(path)
@@ -449,13 +466,13 @@ def _run_unconfined(script: str, *files: str, cwd: Path) -> dict[str, Any]:
     )
     lines = [line for line in completed.stdout.splitlines() if line.startswith("REPORT ")]
     assert lines, completed.stdout[-2000:] + completed.stderr[-2000:]
-    return json.loads(lines[-1][len("REPORT ") :])
+    return dict(json_line(lines[-1][len("REPORT ") :], "the unconfined probe's REPORT line"))
 
 
 PROBE = (
     "import json, runpy, sys\n"
     "ns = runpy.run_path(sys.argv[1])\n"
-    "print('REPORT ' + json.dumps(ns['probe']()))\n"
+    "print('REPORT ' + json.dumps(ns['bounded'](ns['probe']())))\n"
 )
 PLANT = "import runpy, sys\nruns = runpy.run_path(sys.argv[1])\nruns['plant']()\n"
 PLANT_THEN_PROBE = (
@@ -463,7 +480,7 @@ PLANT_THEN_PROBE = (
     "planter = runpy.run_path(sys.argv[1])\n"
     "planter['plant']()\n"
     "finder = runpy.run_path(sys.argv[2])\n"
-    "print('REPORT ' + json.dumps(finder['probe']()), flush=True)\n"
+    "print('REPORT ' + json.dumps(finder['bounded'](finder['probe']())), flush=True)\n"
     "os._exit(0)  # a planter may leave threads that would keep the interpreter alive\n"
 )
 

@@ -11,7 +11,6 @@ which proves that those guards, and nothing else, are what stop it.
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -23,7 +22,14 @@ import httpx
 import pytest
 
 from graders.settings import ROOT
-from tests.security.test_attacks import describe, parse_expect, reports
+from tests.program_output import last_json_line
+from tests.security.bounded_report import with_bounded_report
+from tests.security.test_attacks import (
+    assert_reports_are_bounded,
+    describe,
+    parse_expect,
+    reports,
+)
 from tests.serving import Server, running_server
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.catalog]
@@ -58,7 +64,7 @@ def submit(server: Server, path: Path, mode: str = "submit") -> dict[str, Any]:
     slug, track = header(path, "forges")
     response = httpx.post(
         f"{server.base}/api/exercises/{slug}/submissions",
-        json={"track": track, "code": path.read_text(), "mode": mode},
+        json={"track": track, "code": with_bounded_report(path.read_text()), "mode": mode},
         timeout=REQUEST_TIMEOUT,
     )
     assert response.status_code == 200, response.text[:2000]
@@ -70,6 +76,8 @@ def test_the_suite_covers_every_guard() -> None:
 
     named = {g for p in FORGERIES for g in header(p, "guards")}
     assert set(GUARDS) | {"run-loads-examples"} == named
+    for path in FORGERIES:
+        assert_reports_are_bounded(path)
 
 
 @pytest.mark.parametrize("path", FORGERIES, ids=[p.name for p in FORGERIES])
@@ -112,5 +120,5 @@ def test_forgery_passes_without_its_guards(path: Path) -> None:
         check=False,
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
-    result = json.loads(completed.stdout.splitlines()[-1])
+    result = last_json_line(completed, f"the unguarded grading of {path.name}")
     assert result["status"] == "pass", describe(result)

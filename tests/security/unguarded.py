@@ -165,5 +165,7 @@ if __name__ == "__main__":
     import json
 
     slug, track, path, *off = sys.argv[1:]
+    from tests.security.bounded_report import with_bounded_report
+
     with open(path) as source:
-        print(json.dumps(grade(slug, track, source.read(), off)))
+        print(json.dumps(grade(slug, track, with_bounded_report(source.read()), off)))

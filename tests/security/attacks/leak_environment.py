@@ -35,9 +35,9 @@ def probe():
         tried += 1
         if needle in data or b"DRILL_" in data:
             found.append(f"/proc/{p}/environ")
-    return {"tried": tried, "found": found[:20]}
+    return {"tried": tried, "found": found}
 
 
 def double(x):
-    print("REPORT " + json.dumps(probe()))
+    print("REPORT " + json.dumps(bounded(probe())))
     return x * 2

@@ -32,9 +32,9 @@ def probe():
                          (HALVES[0] + HALVES[1]).encode() in data else ""))
         except OSError:
             pass
-    return {"tried": tried, "found": found[:20]}
+    return {"tried": tried, "found": found}
 
 
 def double(x):
-    print("REPORT " + json.dumps(probe()))
+    print("REPORT " + json.dumps(bounded(probe())))
     return x * 2

@@ -24,9 +24,9 @@ def probe():
             if pipes == 1:
                 continue
         found.append(f"{name} -> {target}")
-    return {"tried": tried, "found": found[:20]}
+    return {"tried": tried, "found": found}
 
 
 def double(x):
-    print("REPORT " + json.dumps(probe()))
+    print("REPORT " + json.dumps(bounded(probe())))
     return x * 2

@@ -49,5 +49,5 @@ def probe():
 
 
 def double(x):
-    print("REPORT " + json.dumps(probe()))
+    print("REPORT " + json.dumps(bounded(probe())))
     return x * 2

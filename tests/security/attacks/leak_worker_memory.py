@@ -27,9 +27,9 @@ def probe():
             found.append(f"/proc/{pid}/fd: {len(links)} links")
         except OSError:
             pass
-    return {"tried": tried, "found": found[:20]}
+    return {"tried": tried, "found": found}
 
 
 def double(x):
-    print("REPORT " + json.dumps(probe()))
+    print("REPORT " + json.dumps(bounded(probe())))
     return x * 2

@@ -25,9 +25,9 @@ def probe():
             found.append(f"[::ffff:127.0.0.1]:{PORT}")
     except OSError:
         pass
-    return {"tried": tried, "found": found[:20]}
+    return {"tried": tried, "found": found}
 
 
 def double(x):
-    print("REPORT " + json.dumps(probe()))
+    print("REPORT " + json.dumps(bounded(probe())))
     return x * 2

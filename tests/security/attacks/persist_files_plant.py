@@ -42,5 +42,5 @@ def ns():
 
 
 def double(x):
-    print("PLANTED " + json.dumps({"ns": ns(), "planted": plant()}))
+    print("PLANTED " + json.dumps(bounded({"ns": ns(), "planted": plant()})))
     return x * 2

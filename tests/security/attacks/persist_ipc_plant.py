@@ -43,5 +43,5 @@ def plant():
 
 
 def double(x):
-    print("PLANTED " + json.dumps({"ns": os.readlink("/proc/self/ns/pid"), "planted": plant()}))
+    print("PLANTED " + json.dumps(bounded({"ns": os.readlink("/proc/self/ns/pid"), "planted": plant()})))
     return x * 2

@@ -54,5 +54,5 @@ def plant():
 
 def double(x):
     planted = plant()
-    print("PLANTED " + json.dumps({"ns": os.readlink("/proc/self/ns/pid"), "planted": planted}))
+    print("PLANTED " + json.dumps(bounded({"ns": os.readlink("/proc/self/ns/pid"), "planted": planted})))
     return np.ndarray.__mul__(x, 2)

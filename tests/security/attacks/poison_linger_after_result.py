@@ -24,5 +24,5 @@ def double(x):
         done.append(1)
         os._exit = linger  # the harness ends the child with os._exit after "done"
         threading.Thread(target=linger, daemon=False).start()
-        print("REPORT " + json.dumps({"tried": 1, "found": []}))
+        print("REPORT " + json.dumps(bounded({"tried": 1, "found": []})))
     return x * 2

@@ -6,7 +6,9 @@ succeeds inside the sandbox it also writes the harmful value (autogroup nice 19,
 oom_score_adj of 1000), so that the next learners would inherit it; returns the right answer.
 
 A poisoning probe: it passes, and reports in ``found`` every file it could open for
-writing; ``walked`` lists every file it tried, so that a new kernel's additions show up.
+writing; ``walked`` samples the files it tried (with their count), so that a new kernel's
+additions show up. Unconfined, the walk of /proc/1 is as long as the host's init makes it:
+the report is bounded (``bounded``), so that its length never depends on the host.
 The sandbox mounts /proc read-only, so that nothing there is writable by construction.
 Unconfined (the process backend) the opens succeed; there it writes nothing (pid 1 is the
 host's init, and the worker's session is the proof server's own).
@@ -66,5 +68,5 @@ def probe():
 def double(x):
     if not done:
         done.append(1)
-        print("REPORT " + json.dumps(probe()))
+        print("REPORT " + json.dumps(bounded(probe())))
     return x * 2

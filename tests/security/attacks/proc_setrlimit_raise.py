@@ -24,9 +24,9 @@ def probe():
             found.append(f"raised {name} from {hard}")
         except (ValueError, OSError):
             pass
-    return {"tried": tried, "found": found[:20]}
+    return {"tried": tried, "found": found}
 
 
 def double(x):
-    print("REPORT " + json.dumps(probe()))
+    print("REPORT " + json.dumps(bounded(probe())))
     return x * 2

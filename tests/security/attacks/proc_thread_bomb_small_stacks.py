@@ -40,5 +40,5 @@ def double(x):
             thread.join()
         started = len(threads)
         found = [f"started {started} threads"] if started == THREADS else []
-        print("REPORT " + json.dumps({"tried": 1, "started": started, "found": found}))
+        print("REPORT " + json.dumps(bounded({"tried": 1, "started": started, "found": found})))
     return x * 2

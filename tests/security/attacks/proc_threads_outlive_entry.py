@@ -62,5 +62,5 @@ def double(x):
     if not planted:  # once per child: each test calls double again
         planted.extend(plant())
         os._exit = stay  # the harness ends the child with os._exit after "done"
-        print("PLANTED " + json.dumps({"ns": os.readlink("/proc/self/ns/pid"), "planted": planted}))
+        print("PLANTED " + json.dumps(bounded({"ns": os.readlink("/proc/self/ns/pid"), "planted": planted})))
     return x * 2

@@ -38,7 +38,7 @@ def forward_with_checkpointing(layers, x, segment_size):
                 found += 1
                 filled = fill(record, order) or filled
             frame = frame.f_back
-        print("REPORT " + json.dumps({"found": found, "filled": filled}))
+        print("REPORT " + json.dumps(bounded({"found": found, "filled": filled})))
         return grad
 
     if h.requires_grad:

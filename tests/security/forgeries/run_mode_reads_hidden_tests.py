@@ -39,7 +39,7 @@ def search():
 
 
 def checkpoint_forward(layers, x, checkpoint_indices):
-    print("REPORT " + json.dumps(search()))
+    print("REPORT " + json.dumps(bounded(search())))
     saved = {-1: np.copy(x)}
     a = x
     for i, layer in enumerate(layers):

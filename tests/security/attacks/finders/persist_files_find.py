@@ -24,7 +24,7 @@ def probe():
                     os.unlink(path)
                 except OSError:
                     pass
-    return {"tried": tried, "found": sorted(set(found))[:20]}
+    return {"tried": tried, "found": sorted(set(found))}
 
 
 def ns():
@@ -35,5 +35,5 @@ def ns():
 
 
 def double(x):
-    print("REPORT " + json.dumps({**probe(), "ns": ns()}))
+    print("REPORT " + json.dumps(bounded({**probe(), "ns": ns()})))
     return x * 2

@@ -27,9 +27,9 @@ def probe():
     if libc.mq_open(b"/drill-@@TOKEN@@", os.O_RDWR) >= 0:
         found.append("mq")
         libc.mq_unlink(b"/drill-@@TOKEN@@")
-    return {"tried": tried, "found": found[:20]}
+    return {"tried": tried, "found": found}
 
 
 def double(x):
-    print("REPORT " + json.dumps({**probe(), "ns": os.readlink("/proc/self/ns/pid")}))
+    print("REPORT " + json.dumps(bounded({**probe(), "ns": os.readlink("/proc/self/ns/pid")})))
     return x * 2

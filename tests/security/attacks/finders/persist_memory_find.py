@@ -37,9 +37,9 @@ def probe():
                 scanned += len(chunk)
                 if contains(chunk):
                     found.append(hex(offset))
-    return {"tried": scanned, "found": found[:10]}
+    return {"tried": scanned, "found": found}
 
 
 def double(x):
-    print("REPORT " + json.dumps({**probe(), "ns": os.readlink("/proc/self/ns/pid")}))
+    print("REPORT " + json.dumps(bounded({**probe(), "ns": os.readlink("/proc/self/ns/pid")})))
     return x * 2

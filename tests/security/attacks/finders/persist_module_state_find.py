@@ -28,9 +28,9 @@ def probe():
         tried += 1
         if getattr(sys.modules.get(name), "drill_token", None) == TOKEN:
             found.append(name)
-    return {"tried": tried, "found": found[:20]}
+    return {"tried": tried, "found": found}
 
 
 def double(x):
-    print("REPORT " + json.dumps({**probe(), "ns": os.readlink("/proc/self/ns/pid")}))
+    print("REPORT " + json.dumps(bounded({**probe(), "ns": os.readlink("/proc/self/ns/pid")})))
     return x * 2

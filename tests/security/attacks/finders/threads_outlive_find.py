@@ -30,9 +30,9 @@ def probe():
             found.append("the socket answers: " + probe_socket.recv(16).decode())
         except OSError:
             pass
-    return {"tried": tried, "found": found[:20]}
+    return {"tried": tried, "found": found}
 
 
 def double(x):
-    print("REPORT " + json.dumps({**probe(), "ns": os.readlink("/proc/self/ns/pid")}))
+    print("REPORT " + json.dumps(bounded({**probe(), "ns": os.readlink("/proc/self/ns/pid")})))
     return x * 2
