@@ -237,7 +237,7 @@ def main() -> int:
 
 
 def service_main(args: argparse.Namespace) -> int:
-    n, per_client, cold_n = (3, 2, 1) if args.smoke else (200, 25, 8)
+    n, per_client, cold_n = (3, 1, 1) if args.smoke else (200, 25, 8)
     args.out.mkdir(parents=True, exist_ok=True)
 
     catalog = load_catalog(ROOT / "exercises")

@@ -76,33 +76,39 @@ def test_validate_reports_an_uncaught_wrong_solution(tmp_path: Path, exercises: 
     assert report.caught["add.py"] == ["doubles a matrix", "doubles integers"]
 
 
-@pytest.mark.parametrize(
-    ("breaks", "problem"),
-    [
-        ("matrix", None),
-        ("doubles a matrix", None),  # the test's name serves as well as its id
-        ("integers", "breaks 'doubles integers', but 'doubles a matrix' reports it first"),
-        ("rows", "'Breaks: rows' names no hidden test (ids: matrix, integers)"),
-        (None, "does not say which rule it breaks"),
-    ],
-)
+# (what "Breaks:" names, the problem validate reports for it, or None when it is right)
+BREAKS: list[tuple[str | None, str | None]] = [
+    ("matrix", None),
+    ("doubles a matrix", None),  # the test's name serves as well as its id
+    ("integers", "breaks 'doubles integers', but 'doubles a matrix' reports it first"),
+    ("rows", "'Breaks: rows' names no hidden test (ids: matrix, integers)"),
+    (None, "does not say which rule it breaks"),
+]
+
+
 def test_validate_checks_which_test_reports_a_wrong_solution_first(
-    tmp_path: Path, exercises: Path, breaks: str | None, problem: str | None
+    tmp_path: Path, exercises: Path
 ) -> None:
     """A wrong solution names the rule it breaks, and no other test may report it first:
-    a learner reads the first failure first (issue 27)."""
-    line = f"\n\nBreaks: {breaks}\n" if breaks else ""
-    (_numpy(exercises) / "wrong" / "add.py").write_text(
-        f'"""Adds two instead of doubling.{line}"""\n\ndef double(x):\n    return x + 2\n'
-    )
+    a learner reads the first failure first (issue 27). Every case is a wrong solution of
+    its own in one exercise, so that one validation (one grader's start) judges them all."""
+    for number, (breaks, _) in enumerate(BREAKS):
+        line = f"\n\nBreaks: {breaks}\n" if breaks else ""
+        (_numpy(exercises) / "wrong" / f"case_{number}.py").write_text(
+            f'"""Adds two instead of doubling.{line}"""\n\ndef double(x):\n    return x + 2\n'
+        )
     with Grader(make_settings(tmp_path / "var", exercises, workers=1)) as grader:
         (report,) = validate(grader)
-    assert report.first["add.py"][0] == "doubles a matrix"
-    found = [p for p in report.problems if "wrong/add.py" in p]
-    if problem is None:
-        assert report.ok, report.problems
-    else:
-        assert len(found) == 1 and problem in found[0], report.problems
+    for number, (breaks, problem) in enumerate(BREAKS):
+        name = f"case_{number}.py"
+        assert report.first[name][0] == "doubles a matrix", (breaks, report.first)
+        found = [p for p in report.problems if f"wrong/{name}" in p]
+        if problem is None:
+            assert found == [], (breaks, report.problems)
+        else:
+            assert len(found) == 1 and problem in found[0], (breaks, report.problems)
+    # Only the cases' own problems: the rest of the exercise is valid.
+    assert len(report.problems) == sum(problem is not None for _, problem in BREAKS)
 
 
 def test_validate_passes_the_test_exercise(tmp_path: Path, exercises: Path) -> None:
