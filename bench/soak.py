@@ -64,6 +64,7 @@ sys.path.insert(0, str(ROOT))
 from bench.grading import TRACKS, machine  # noqa: E402
 from bench.service import pss_kb  # noqa: E402
 from graders.grading.cgroups import CgroupTree, tree_of  # noqa: E402
+from tests.security.bounded_report import with_bounded_report  # noqa: E402
 from tests.security.test_attacks import parse_expect  # noqa: E402
 from tests.serving import Server, descendants, running_server  # noqa: E402
 
@@ -142,7 +143,7 @@ def programs(cgroups: str = "v1") -> tuple[dict[str, list[Program]], list[dict[s
         if not path.is_file():
             skipped.append({"file": name, "why": "not in tests/security/attacks"})
             continue
-        code = path.read_text()
+        code = with_bounded_report(path.read_text())  # as the attack suite sends it
         expect = parse_expect(path, cgroups)  # what /healthz says decides a few expectations
         if "@@" in code or expect.get("kind") in ("plant", "leak"):
             skipped.append({"file": name, "why": "placeholders, a leak probe or a planter"})
