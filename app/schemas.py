@@ -1,4 +1,4 @@
-"""The JSON shapes of the API (see ../shared/DESIGN.md, "HTTP API")."""
+"""The JSON shapes of the API (the README's "The JSON API" lists every route)."""
 
 from __future__ import annotations
 
