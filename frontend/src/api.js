@@ -1,4 +1,4 @@
-// The JSON API (../shared/DESIGN.md, "HTTP API"). Every call resolves to
+// The JSON API (the README's "The JSON API"). Every call resolves to
 // {ok, status, data, message, retryAfter, aborted} and never rejects: status 0 means the
 // request did not reach the server, or was cancelled (aborted: true).
 

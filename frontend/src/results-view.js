@@ -1,4 +1,4 @@
-// The results view: a graded result (../shared/DESIGN.md, "A result") as DOM nodes.
+// The results view: a graded result (its JSON shape: app/schemas.py) as DOM nodes.
 //
 // Pure apart from the node builder `h` (dom.js's `el` in the page, a plain-object builder
 // in the unit tests). Learner output and messages only ever become text nodes.
